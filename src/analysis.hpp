@@ -1,0 +1,52 @@
+// The analysis pipeline up to the graph: discover -> read + parse + collect
+// facts (in parallel, one parser per thread, trees dropped as soon as their
+// facts are taken) -> module index -> resolve -> import-time graph.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "diagnostics.hpp"
+#include "discovery.hpp"
+#include "facts.hpp"
+#include "import_graph.hpp"
+#include "module_index.hpp"
+#include "source_reader.hpp"
+
+namespace cyclefix {
+
+struct AnalysisOptions {
+  DiscoveryOptions discovery;
+  unsigned jobs = 0;  // 0: all cores
+  std::uint64_t max_file_size = kDefaultMaxFileSize;
+  bool parse_only = false;  // stop after parsing (benchmarks): no facts, no graph
+};
+
+struct FileAnalysis {
+  SourceFile source;
+  ModuleFacts facts;
+  bool analysed = false;   // read and parsed (possibly with syntax problems)
+  bool rewritable = false; // analysed, no syntax problems
+  std::uint64_t bytes = 0;
+  ModuleId module = 0;
+  std::vector<ResolvedImport> resolved;  // parallel to facts.imports
+};
+
+struct Analysis {
+  Discovery discovery;
+  std::vector<FileAnalysis> files;  // parallel to discovery.files
+  ModuleIndex modules;
+  ImportGraph graph;
+  std::vector<Diagnostic> diagnostics;  // discovery + per-file problems, sorted by file and line
+  std::uint64_t total_lines = 0;
+  std::uint64_t total_bytes = 0;
+};
+
+Analysis analyse(const AnalysisOptions& options);
+
+// Builds the module index, resolves imports and builds the graph from already
+// collected facts. Exposed for tests that work on in-memory sources.
+void build_graph(Analysis& a);
+
+}  // namespace cyclefix

@@ -1,0 +1,141 @@
+// Facts about one Python source file, collected in one pass over its syntax
+// tree (facts_collector.cpp). Plain data: no tree-sitter types, no file system.
+// Every later stage (resolution, graph, simulator, planner, rewriters) reads
+// these instead of the tree.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct TSParser;  // tree-sitter's parser, opaque here
+
+namespace cyclefix {
+
+// Where an import statement sits, which decides whether it runs at import time.
+enum class ImportContext {
+  ModuleLevel,       // plain module-level statement
+  TypeChecking,      // body of `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: never runs
+  TypeCheckingElse,  // `else:` (or `elif`) of such an `if`: runs
+  TryExcept,         // inside a module-level `try:` (any handler; see `guards_import_error`)
+  ConditionalIf,     // inside another module-level `if`/`while`/`with`/`for`
+  ClassBody,         // directly in a class body (runs when the class is defined)
+  FunctionBody,      // inside a function or lambda: runs only when called
+};
+std::string_view to_string(ImportContext c);
+
+// One name of an import statement. For `import a.b.c as d`: name "a.b.c", asname "d".
+// For `from m import x as y`: name "x", asname "y".
+struct ImportAlias {
+  std::string name;
+  std::string asname;  // empty when there is no `as`
+  // The local name the alias binds: asname, else (for `import a.b`) "a", else name.
+  std::string bound_name(bool is_from) const;
+};
+
+struct ImportStatement {
+  bool is_from = false;         // `from X import ...` vs `import X`
+  std::string module;           // `from` part without the leading dots ("" for `from . import x`)
+  int level = 0;                // number of leading dots of a relative import
+  std::vector<ImportAlias> names;
+  bool star = false;            // `from X import *`
+  ImportContext context = ImportContext::ModuleLevel;
+  bool at_import_time = true;   // runs while the module body runs (not TYPE_CHECKING, not in a function)
+  bool guards_import_error = false;  // inside try whose handlers catch ImportError/ModuleNotFoundError/Exception/bare
+  std::string scope;            // qualified name of the enclosing function or class ("" at module level)
+  int line = 0;                 // 1-based line of the statement
+  uint32_t stmt_begin = 0, stmt_end = 0;  // bytes of the statement itself
+  // Bytes of the statement with its own comments: leading comment lines directly above it
+  // and a trailing comment on its last line, through the end of that line (newline included)
+  // when nothing else shares the line.
+  uint32_t span_begin = 0, span_end = 0;
+  bool shares_line = false;     // another statement shares its line (`;`)
+  std::string text;             // source text of the statement
+
+  std::vector<std::string> bound_names() const;
+};
+
+// How a use of an imported name is evaluated.
+enum class UseKind {
+  ImportTime,  // evaluated while the module body runs: module level, class body, decorator,
+               // base class, class keyword, default value, module-level comprehension
+  Deferred,    // inside a function or lambda body: runs only when called
+  Annotation,  // inside an annotation (see NameUse::eager)
+};
+std::string_view to_string(UseKind k);
+
+// A reference to a name bound by one of the file's import statements, resolved
+// through Python's scoping rules (a function that binds the same name locally
+// hides it, unless it declares it `global`).
+struct NameUse {
+  std::string name;    // the bound name (first identifier)
+  std::string dotted;  // the attribute chain starting at the name, e.g. "a.b.c.f" for `a.b.c.f()`
+  UseKind kind = UseKind::ImportTime;
+  // For Annotation uses: Python evaluates this annotation when its definition runs
+  // (no `from __future__ import annotations`, not a string, not a local variable
+  // annotation in a function body).
+  bool eager = false;
+  bool in_string = false;       // inside a string annotation ("Foo")
+  std::string where;            // short description: "base class", "decorator", "default value", ...
+  std::string scope;            // qualified name of the innermost function/class ("" at module level)
+  std::string function;         // qualified name of the innermost enclosing function ("" if none)
+  int line = 0;
+  uint32_t begin = 0, end = 0;  // bytes of the name (or of the whole string for in_string)
+};
+
+// A module-level binding, in source order (includes bindings in module-level if/try blocks).
+struct Definition {
+  enum class Kind { Function, Class, Assignment, Import };
+  std::string name;
+  Kind kind = Kind::Assignment;
+  int line = 0;
+  uint32_t begin = 0;
+};
+
+// `importlib.import_module(...)` or `__import__(...)`: not an edge, but reported.
+struct DynamicImport {
+  int line = 0;
+  std::string call;      // "importlib.import_module" or "__import__"
+  std::string argument;  // literal module name when the first argument is a string, else ""
+};
+
+struct SyntaxProblem {
+  int line = 0;
+  int column = 0;
+  std::string message;
+};
+
+// A function (or method, or lambda's enclosing definition) and where its body starts.
+struct FunctionInfo {
+  std::string qualified_name;   // e.g. "Foo.bar", "outer.inner"
+  std::string name;
+  std::string class_name;       // enclosing class for methods ("" otherwise)
+  bool is_async = false;
+  int line = 0;
+  uint32_t begin = 0, end = 0;  // the whole definition (decorators included)
+  uint32_t body_begin = 0;      // first byte of the body block
+  int body_line = 0;
+  std::vector<std::string> locals;  // names bound locally (parameters included), sorted
+  std::vector<std::string> globals; // names declared `global`
+};
+
+struct ModuleFacts {
+  std::vector<ImportStatement> imports;  // every import statement, in source order
+  std::vector<NameUse> uses;             // uses of names bound by imports, in source order
+  std::vector<Definition> definitions;   // module-level bindings, in source order
+  std::vector<FunctionInfo> functions;   // every def, in source order
+  std::optional<std::vector<std::string>> dunder_all;  // literal `__all__`, if any
+  bool future_annotations = false;       // `from __future__ import annotations`
+  std::vector<DynamicImport> dynamic_imports;
+  std::vector<SyntaxProblem> syntax_problems;  // ERROR / MISSING nodes; file still analysed
+  uint32_t lines = 0;
+};
+
+// Collects the facts of one file's source. Pure: bytes in, facts out.
+// `parser` must be a Python parser (ts::make_python_parser); pass null to use a
+// thread-local one.
+ModuleFacts collect_facts(std::string_view source, ::TSParser* parser = nullptr);
+
+}  // namespace cyclefix
