@@ -1,0 +1,129 @@
+#include "analysis.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "ts.hpp"
+
+namespace cyclefix {
+
+namespace {
+
+unsigned effective_jobs(unsigned jobs, std::size_t work) {
+  unsigned n = jobs ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(work, 1)));
+}
+
+// Reads and parses one file; the tree is dropped before returning so memory
+// stays proportional to facts.
+void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& options,
+                  std::vector<Diagnostic>& diags) {
+  SourceText text = read_source(fa.source.path, options.max_file_size);
+  fa.bytes = text.bytes.size();
+  if (!text.ok) {
+    diags.push_back({fa.source.display, text.problem_line, text.problem + "; skipped"});
+    return;
+  }
+  std::string_view src = text.bytes;
+  if (options.parse_only) {
+    ts::TreePtr tree = ts::parse(parser, src);
+    fa.facts.lines = static_cast<uint32_t>(std::count(src.begin(), src.end(), '\n'));
+    fa.analysed = true;
+    return;
+  }
+  fa.facts = collect_facts(src, parser);
+  fa.analysed = true;
+  fa.rewritable = fa.facts.syntax_problems.empty();
+  for (const auto& p : fa.facts.syntax_problems) {
+    diags.push_back({fa.source.display, p.line,
+                     p.message + " (analysed where possible; the file will not be rewritten)"});
+  }
+}
+
+}  // namespace
+
+Analysis analyse(const AnalysisOptions& options) {
+  Analysis a;
+  a.discovery = discover(options.discovery);
+  const std::size_t n = a.discovery.files.size();
+  a.files.resize(n);
+  for (std::size_t i = 0; i < n; ++i) a.files[i].source = a.discovery.files[i];
+
+  std::vector<std::vector<Diagnostic>> per_file(n);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    ts::ParserPtr parser = ts::make_python_parser();
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      analyse_file(a.files[i], parser.get(), options, per_file[i]);
+    }
+  };
+  unsigned jobs = effective_jobs(options.jobs, n);
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+
+  a.diagnostics = a.discovery.diagnostics;
+  for (std::size_t i = 0; i < n; ++i) {
+    a.total_bytes += a.files[i].bytes;
+    a.total_lines += a.files[i].facts.lines;
+    for (auto& d : per_file[i]) a.diagnostics.push_back(std::move(d));
+  }
+  std::stable_sort(a.diagnostics.begin(), a.diagnostics.end(), [](const auto& x, const auto& y) {
+    return std::tie(x.file, x.line) < std::tie(y.file, y.line);
+  });
+  if (!options.parse_only) build_graph(a);
+  return a;
+}
+
+void build_graph(Analysis& a) {
+  // Module ids in name order, so every later stage is deterministic.
+  struct Entry {
+    std::string name;
+    int file;
+    bool is_package;
+    bool is_namespace;
+  };
+  std::vector<Entry> entries;
+  for (std::size_t i = 0; i < a.files.size(); ++i) {
+    const auto& s = a.files[i].source;
+    entries.push_back({s.module, static_cast<int>(i), s.is_package, false});
+  }
+  for (const auto& ns : a.discovery.namespace_packages) entries.push_back({ns, -1, true, true});
+  std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+    return std::tie(x.name, x.file) < std::tie(y.name, y.file);
+  });
+  a.modules = ModuleIndex();
+  for (const auto& e : entries) {
+    if (a.modules.find(e.name)) continue;  // a namespace dir that also has a file: the file wins
+    ModuleInfo info;
+    info.name = e.name;
+    info.is_package = e.is_package;
+    info.is_namespace = e.is_namespace;
+    info.file = e.file;
+    if (e.file >= 0) info.display = a.files[e.file].source.display;
+    ModuleId id = a.modules.add(std::move(info));
+    if (e.file >= 0) a.files[e.file].module = id;
+  }
+
+  a.graph = ImportGraph(a.modules.size());
+  for (std::size_t fi = 0; fi < a.files.size(); ++fi) {
+    FileAnalysis& fa = a.files[fi];
+    fa.resolved.clear();
+    if (!fa.analysed) continue;
+    fa.resolved.reserve(fa.facts.imports.size());
+    for (std::size_t ii = 0; ii < fa.facts.imports.size(); ++ii) {
+      const ImportStatement& st = fa.facts.imports[ii];
+      fa.resolved.push_back(a.modules.resolve(fa.module, st));
+      if (!st.at_import_time) continue;
+      for (const ImportTarget& t : fa.resolved.back().targets) {
+        a.graph.add(fa.module, t.module,
+                    StatementRef{static_cast<int>(fi), static_cast<int>(ii), st.line, t.reason});
+      }
+    }
+  }
+  a.graph.finish();
+}
+
+}  // namespace cyclefix

@@ -1,0 +1,55 @@
+// Turns an Analysis into what users read: the cycles report (text and JSON)
+// and the graph export (dot and JSON). No analysis happens here.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis.hpp"
+
+namespace cyclefix {
+
+struct Hop {
+  ModuleId from = 0, to = 0;
+  std::string file;       // display path of the importing file
+  int line = 0;
+  std::string statement;  // the import statement's text (first line if multi-line)
+};
+
+struct ReportedLoop {
+  std::vector<ModuleId> modules;  // first == last
+  std::vector<Hop> hops;
+};
+
+struct ReportedComponent {
+  std::vector<ModuleId> modules;
+  std::size_t edges = 0;
+  std::vector<ReportedLoop> loops;
+  bool capped = false;
+  std::size_t edges_covered = 0;
+};
+
+struct CycleReport {
+  std::vector<ReportedComponent> components;
+  std::size_t max_loops = 0;
+};
+
+CycleReport build_cycle_report(const Analysis& a, std::size_t max_loops);
+
+// A module as users read it in a loop: packages end in ".__init__".
+std::string display_name(const ModuleInfo& m);
+// "a -> b.__init__ -> c -> a"
+std::string loop_text(const Analysis& a, const std::vector<ModuleId>& loop);
+
+void print_cycles(std::ostream& out, const Analysis& a, const CycleReport& r);
+void print_diagnostics(std::ostream& out, const Analysis& a);
+
+// The JSON report shared by `cycles` and `graph` (schema in docs/json-report.md).
+nlohmann::json analysis_json(const Analysis& a, const CycleReport& r);
+
+void write_dot(std::ostream& out, const Analysis& a, const CycleReport& r);
+
+}  // namespace cyclefix

@@ -1,0 +1,356 @@
+// Facts collection on in-memory sources: import statements, their contexts and
+// spans, and the classification of every use of an imported name.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "facts.hpp"
+
+using namespace cyclefix;
+
+namespace {
+
+std::vector<const NameUse*> uses_of(const ModuleFacts& f, const std::string& name) {
+  std::vector<const NameUse*> out;
+  for (const auto& u : f.uses)
+    if (u.name == name) out.push_back(&u);
+  return out;
+}
+
+// The single use of `name`, failing the test when there is not exactly one.
+const NameUse& only_use(const ModuleFacts& f, const std::string& name) {
+  auto u = uses_of(f, name);
+  static const NameUse none{};
+  EXPECT_EQ(u.size(), 1u) << "uses of " << name;
+  return u.empty() ? none : *u.front();
+}
+
+}  // namespace
+
+TEST(FactsImports, PlainImportWithAliasAndDottedName) {
+  auto f = collect_facts("import os\nimport a.b.c\nimport a.b as c, d\n");
+  ASSERT_EQ(f.imports.size(), 3u);
+  EXPECT_FALSE(f.imports[1].is_from);
+  EXPECT_EQ(f.imports[1].names[0].name, "a.b.c");
+  EXPECT_EQ(f.imports[1].bound_names(), std::vector<std::string>{"a"});
+  EXPECT_EQ(f.imports[2].names[0].asname, "c");
+  EXPECT_EQ(f.imports[2].bound_names(), (std::vector<std::string>{"c", "d"}));
+  EXPECT_EQ(f.imports[2].line, 3);
+}
+
+TEST(FactsImports, RelativeLevelsOneToThree) {
+  auto f = collect_facts("from . import x\nfrom ..pkg.mod import y as z\nfrom ... import w\n");
+  ASSERT_EQ(f.imports.size(), 3u);
+  EXPECT_EQ(f.imports[0].level, 1);
+  EXPECT_EQ(f.imports[0].module, "");
+  EXPECT_EQ(f.imports[1].level, 2);
+  EXPECT_EQ(f.imports[1].module, "pkg.mod");
+  EXPECT_EQ(f.imports[1].names[0].name, "y");
+  EXPECT_EQ(f.imports[1].bound_names(), std::vector<std::string>{"z"});
+  EXPECT_EQ(f.imports[2].level, 3);
+}
+
+TEST(FactsImports, StarImportBindsNothing) {
+  auto f = collect_facts("from .models import *\n");
+  ASSERT_EQ(f.imports.size(), 1u);
+  EXPECT_TRUE(f.imports[0].star);
+  EXPECT_TRUE(f.imports[0].bound_names().empty());
+}
+
+TEST(FactsImports, TypeCheckingBranchAndElse) {
+  auto f = collect_facts(
+      "from typing import TYPE_CHECKING\n"
+      "if TYPE_CHECKING:\n    from a import A\nelse:\n    from b import B\n"
+      "import typing\nif typing.TYPE_CHECKING:\n    import c\n");
+  ASSERT_EQ(f.imports.size(), 5u);
+  EXPECT_EQ(f.imports[1].context, ImportContext::TypeChecking);
+  EXPECT_FALSE(f.imports[1].at_import_time);
+  EXPECT_EQ(f.imports[2].context, ImportContext::TypeCheckingElse);
+  EXPECT_TRUE(f.imports[2].at_import_time);
+  EXPECT_EQ(f.imports[4].context, ImportContext::TypeChecking);
+}
+
+TEST(FactsImports, NotTypeCheckingRunsItsBody) {
+  auto f = collect_facts("if not TYPE_CHECKING:\n    import a\nelse:\n    import b\n");
+  ASSERT_EQ(f.imports.size(), 2u);
+  EXPECT_TRUE(f.imports[0].at_import_time);
+  EXPECT_FALSE(f.imports[1].at_import_time);
+}
+
+TEST(FactsImports, TryExceptImportErrorAndConditional) {
+  auto f = collect_facts(
+      "try:\n    import fast\nexcept ImportError:\n    import slow\n"
+      "try:\n    import x\nfinally:\n    pass\n"
+      "if sys.version_info > (3,):\n    import y\n");
+  ASSERT_EQ(f.imports.size(), 4u);
+  EXPECT_EQ(f.imports[0].context, ImportContext::TryExcept);
+  EXPECT_TRUE(f.imports[0].guards_import_error);
+  EXPECT_TRUE(f.imports[1].guards_import_error);
+  EXPECT_FALSE(f.imports[2].guards_import_error);
+  EXPECT_EQ(f.imports[3].context, ImportContext::ConditionalIf);
+  EXPECT_TRUE(f.imports[3].at_import_time);
+}
+
+TEST(FactsImports, ClassAndFunctionBodies) {
+  auto f = collect_facts(
+      "class C:\n    import a\n    def m(self):\n        import b\n"
+      "def f():\n    from c import d\n");
+  ASSERT_EQ(f.imports.size(), 3u);
+  EXPECT_EQ(f.imports[0].context, ImportContext::ClassBody);
+  EXPECT_TRUE(f.imports[0].at_import_time);
+  EXPECT_EQ(f.imports[1].context, ImportContext::FunctionBody);
+  EXPECT_EQ(f.imports[1].scope, "C.m");
+  EXPECT_FALSE(f.imports[1].at_import_time);
+  EXPECT_EQ(f.imports[2].scope, "f");
+}
+
+TEST(FactsImports, SpanTakesLeadingCommentAndTrailingComment) {
+  std::string src =
+      "import os\n\n# why we need b\nfrom b import (  # first\n    x,\n    y,\n)  # tail\nz = 1\n";
+  auto f = collect_facts(src);
+  ASSERT_EQ(f.imports.size(), 2u);
+  const auto& s = f.imports[1];
+  EXPECT_EQ(src.substr(s.span_begin, s.span_end - s.span_begin),
+            "# why we need b\nfrom b import (  # first\n    x,\n    y,\n)  # tail\n");
+  EXPECT_EQ(s.line, 4);
+  EXPECT_FALSE(s.shares_line);
+  EXPECT_EQ(s.bound_names(), (std::vector<std::string>{"x", "y"}));
+}
+
+TEST(FactsImports, BackslashContinuationIsOneSpan) {
+  std::string src = "from pkg.mod import a, \\\n    b\nx = 1\n";
+  auto f = collect_facts(src);
+  ASSERT_EQ(f.imports.size(), 1u);
+  EXPECT_EQ(src.substr(f.imports[0].span_begin, f.imports[0].span_end - f.imports[0].span_begin),
+            "from pkg.mod import a, \\\n    b\n");
+}
+
+TEST(FactsImports, SemicolonSharesLine) {
+  std::string src = "import a; import b\n";
+  auto f = collect_facts(src);
+  ASSERT_EQ(f.imports.size(), 2u);
+  EXPECT_TRUE(f.imports[0].shares_line);
+  EXPECT_TRUE(f.imports[1].shares_line);
+  EXPECT_EQ(src.substr(f.imports[1].span_begin, f.imports[1].span_end - f.imports[1].span_begin),
+            "import b");
+}
+
+TEST(FactsImports, CrlfSpanKeepsLineEnding) {
+  std::string src = "import a  # note\r\nx = 1\r\n";
+  auto f = collect_facts(src);
+  ASSERT_EQ(f.imports.size(), 1u);
+  EXPECT_EQ(f.imports[0].span_end, src.find("x = 1"));
+}
+
+TEST(FactsUses, ModuleLevelUseIsImportTime) {
+  auto f = collect_facts("from m import X\nY = X()\n");
+  auto& u = only_use(f, "X");
+  EXPECT_EQ(u.kind, UseKind::ImportTime);
+  EXPECT_EQ(u.line, 2);
+}
+
+TEST(FactsUses, FunctionBodyUseIsDeferred) {
+  auto f = collect_facts("from m import X\ndef f():\n    return X()\n");
+  auto& u = only_use(f, "X");
+  EXPECT_EQ(u.kind, UseKind::Deferred);
+  EXPECT_EQ(u.function, "f");
+}
+
+TEST(FactsUses, NestedFunctionAndMethod) {
+  auto f = collect_facts(
+      "from m import X\nclass C:\n    def m(self):\n        def inner():\n            return X\n"
+      "        return inner\n");
+  auto& u = only_use(f, "X");
+  EXPECT_EQ(u.kind, UseKind::Deferred);
+  EXPECT_EQ(u.function, "C.m.inner");
+}
+
+TEST(FactsUses, LambdaBodyIsDeferredButDefaultIsNot) {
+  auto f = collect_facts("from m import X, Y\nf = lambda a=Y: X(a)\n");
+  EXPECT_EQ(only_use(f, "X").kind, UseKind::Deferred);
+  EXPECT_EQ(only_use(f, "Y").kind, UseKind::ImportTime);
+  EXPECT_EQ(only_use(f, "Y").where, "default value");
+}
+
+TEST(FactsUses, ModuleLevelComprehensionRunsNow) {
+  auto f = collect_facts("from m import X\nvals = [X(i) for i in range(3)]\n");
+  auto& u = only_use(f, "X");
+  EXPECT_EQ(u.kind, UseKind::ImportTime);
+  EXPECT_EQ(u.where, "comprehension");
+}
+
+TEST(FactsUses, ComprehensionTargetShadows) {
+  auto f = collect_facts("from m import X\nvals = [X for X in range(3)]\n");
+  EXPECT_TRUE(uses_of(f, "X").empty());
+}
+
+TEST(FactsUses, ClassBodyAndBaseClassAndKeyword) {
+  auto f = collect_facts(
+      "from m import Base, Meta, V\nclass C(Base, metaclass=Meta):\n    attr = V\n");
+  EXPECT_EQ(only_use(f, "Base").where, "base class");
+  EXPECT_EQ(only_use(f, "Base").kind, UseKind::ImportTime);
+  EXPECT_EQ(only_use(f, "Meta").where, "class keyword");
+  EXPECT_EQ(only_use(f, "V").where, "class body");
+  EXPECT_EQ(only_use(f, "V").kind, UseKind::ImportTime);
+}
+
+TEST(FactsUses, DecoratorIsImportTimeEvenOnMethods) {
+  auto f = collect_facts(
+      "from m import deco, other\n@deco\ndef f():\n    pass\nclass C:\n    @other.wrap\n"
+      "    def g(self):\n        pass\n");
+  EXPECT_EQ(only_use(f, "deco").where, "decorator");
+  EXPECT_EQ(only_use(f, "deco").kind, UseKind::ImportTime);
+  EXPECT_EQ(only_use(f, "other").kind, UseKind::ImportTime);
+  EXPECT_EQ(only_use(f, "other").dotted, "other.wrap");
+}
+
+TEST(FactsUses, DecoratorOnNestedFunctionIsDeferred) {
+  auto f = collect_facts("from m import deco\ndef outer():\n    @deco\n    def inner():\n        pass\n");
+  EXPECT_EQ(only_use(f, "deco").kind, UseKind::Deferred);
+}
+
+TEST(FactsUses, DefaultValueIsImportTime) {
+  auto f = collect_facts("from m import DEFAULT\ndef f(x=DEFAULT):\n    return x\n");
+  EXPECT_EQ(only_use(f, "DEFAULT").kind, UseKind::ImportTime);
+  EXPECT_EQ(only_use(f, "DEFAULT").where, "default value");
+}
+
+TEST(FactsUses, AnnotationsEagerWithoutFutureImport) {
+  auto f = collect_facts("from m import A, R\ndef f(x: A) -> R:\n    pass\n");
+  EXPECT_EQ(only_use(f, "A").kind, UseKind::Annotation);
+  EXPECT_TRUE(only_use(f, "A").eager);
+  EXPECT_TRUE(only_use(f, "R").eager);
+}
+
+TEST(FactsUses, AnnotationsLazyWithFutureImport) {
+  auto f = collect_facts(
+      "from __future__ import annotations\nfrom m import A\ndef f(x: A) -> A:\n    pass\n");
+  EXPECT_TRUE(f.future_annotations);
+  auto u = uses_of(f, "A");
+  ASSERT_EQ(u.size(), 2u);
+  for (auto* x : u) {
+    EXPECT_EQ(x->kind, UseKind::Annotation);
+    EXPECT_FALSE(x->eager);
+  }
+}
+
+TEST(FactsUses, StringAnnotationIsNeverEvaluated) {
+  auto f = collect_facts("from m import A, B\ndef f(x: \"A\", y: list[\"B.C\"]) -> None:\n    pass\n");
+  auto& a = only_use(f, "A");
+  EXPECT_EQ(a.kind, UseKind::Annotation);
+  EXPECT_TRUE(a.in_string);
+  EXPECT_FALSE(a.eager);
+  EXPECT_EQ(only_use(f, "B").dotted, "B.C");
+}
+
+TEST(FactsUses, VariableAnnotationAtModuleAndInFunction) {
+  auto f = collect_facts("from m import A, B\nx: A = 1\ndef f():\n    y: B = 2\n");
+  EXPECT_TRUE(only_use(f, "A").eager);
+  EXPECT_EQ(only_use(f, "B").kind, UseKind::Annotation);
+  EXPECT_FALSE(only_use(f, "B").eager);
+}
+
+TEST(FactsUses, ParameterShadowsImport) {
+  auto f = collect_facts("from m import X\ndef f(X):\n    return X\n");
+  EXPECT_TRUE(uses_of(f, "X").empty());
+}
+
+TEST(FactsUses, LocalAssignmentShadowsWholeFunction) {
+  auto f = collect_facts("from m import X\ndef f():\n    print(X)\n    X = 3\n");
+  EXPECT_TRUE(uses_of(f, "X").empty());
+}
+
+TEST(FactsUses, GlobalDeclarationDoesNotShadow) {
+  auto f = collect_facts("from m import X\ndef f():\n    global X\n    X = X + 1\n");
+  EXPECT_EQ(uses_of(f, "X").size(), 1u);
+}
+
+TEST(FactsUses, ClassScopeDoesNotShadowMethods) {
+  auto f = collect_facts("from m import X\nclass C:\n    X = 1\n    def m(self):\n        return X\n");
+  auto u = uses_of(f, "X");
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0]->kind, UseKind::Deferred);
+}
+
+TEST(FactsUses, AttributeChainOfDottedImport) {
+  auto f = collect_facts("import a.b.c\ndef f():\n    return a.b.c.g()\n");
+  EXPECT_EQ(only_use(f, "a").dotted, "a.b.c.g");
+}
+
+TEST(FactsUses, AttributeNameIsNotAUse) {
+  auto f = collect_facts("from m import X\nobj.X = 1\nprint(obj.X)\n");
+  EXPECT_TRUE(uses_of(f, "X").empty());
+}
+
+TEST(FactsUses, KeywordArgumentNameIsNotAUse) {
+  auto f = collect_facts("from m import X\nf(X=1)\n");
+  EXPECT_TRUE(uses_of(f, "X").empty());
+}
+
+TEST(FactsUses, UseInsideTypeCheckingBlockIsAnnotationOnly) {
+  auto f = collect_facts("from m import X\nif TYPE_CHECKING:\n    Alias = X\n");
+  EXPECT_EQ(only_use(f, "X").kind, UseKind::Annotation);
+}
+
+TEST(FactsUses, NamesOnlyFromModuleLevelImports) {
+  auto f = collect_facts("def f():\n    from m import X\n    return X\n");
+  EXPECT_TRUE(f.uses.empty());
+}
+
+TEST(FactsModule, DefinitionsInOrder) {
+  auto f = collect_facts("import os\nA = 1\ndef f(): pass\nclass C: pass\nif x:\n    B = 2\n");
+  std::vector<std::string> names;
+  for (auto& d : f.definitions) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"os", "A", "f", "C", "B"}));
+  EXPECT_EQ(f.definitions[2].kind, Definition::Kind::Function);
+}
+
+TEST(FactsModule, DunderAll) {
+  auto f = collect_facts("__all__ = ['a', \"b\"]\n__all__ += ('c',)\n__all__.extend(['d'])\n");
+  ASSERT_TRUE(f.dunder_all.has_value());
+  EXPECT_EQ(*f.dunder_all, (std::vector<std::string>{"a", "b", "c", "d"}));
+}
+
+TEST(FactsModule, DynamicImports) {
+  auto f = collect_facts(
+      "import importlib\nm = importlib.import_module('pkg.plugins')\nn = __import__(name)\n");
+  ASSERT_EQ(f.dynamic_imports.size(), 2u);
+  EXPECT_EQ(f.dynamic_imports[0].argument, "pkg.plugins");
+  EXPECT_EQ(f.dynamic_imports[0].line, 2);
+  EXPECT_EQ(f.dynamic_imports[1].call, "__import__");
+  EXPECT_EQ(f.dynamic_imports[1].argument, "");
+}
+
+TEST(FactsModule, FunctionsWithBodiesAndLocals) {
+  auto f = collect_facts(
+      "class C:\n    async def m(self, a, *args, k=1, **kw):\n        \"\"\"doc\"\"\"\n        x = 1\n");
+  ASSERT_EQ(f.functions.size(), 1u);
+  const auto& fn = f.functions[0];
+  EXPECT_EQ(fn.qualified_name, "C.m");
+  EXPECT_EQ(fn.class_name, "C");
+  EXPECT_TRUE(fn.is_async);
+  EXPECT_EQ(fn.locals, (std::vector<std::string>{"a", "args", "k", "kw", "self", "x"}));
+  EXPECT_EQ(fn.body_line, 3);
+}
+
+TEST(FactsModule, SyntaxErrorsAreReportedWithLine) {
+  auto f = collect_facts("import a\ndef f(:\n    pass\nimport b\n");
+  ASSERT_FALSE(f.syntax_problems.empty());
+  EXPECT_EQ(f.syntax_problems[0].line, 2);
+  EXPECT_GE(f.imports.size(), 1u);  // still analysed where possible
+}
+
+TEST(FactsModule, EmptySource) {
+  auto f = collect_facts("");
+  EXPECT_TRUE(f.imports.empty());
+  EXPECT_TRUE(f.syntax_problems.empty());
+  EXPECT_EQ(f.lines, 0u);
+}
+
+TEST(FactsModule, DeepNestingDoesNotCrash) {
+  std::string src = "x = " + std::string(5000, '[') + std::string(5000, ']') + "\n";
+  auto f = collect_facts(src);
+  EXPECT_FALSE(f.syntax_problems.empty());
+}
