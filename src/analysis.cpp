@@ -96,7 +96,11 @@ void build_graph(Analysis& a) {
   });
   a.modules = ModuleIndex();
   for (const auto& e : entries) {
-    if (a.modules.find(e.name)) continue;  // a namespace dir that also has a file: the file wins
+    if (a.modules.find(e.name)) {
+      // Discovery keeps module names unique; a namespace dir named like a file loses.
+      if (e.file >= 0) a.files[e.file].analysed = false;
+      continue;
+    }
     ModuleInfo info;
     info.name = e.name;
     info.is_package = e.is_package;

@@ -15,7 +15,7 @@ struct DiscoveryOptions {
   std::vector<std::filesystem::path> paths;   // files or directories; empty means "."
   std::vector<std::filesystem::path> roots;   // explicit source roots (--root); empty: detect
   std::vector<std::string> excludes;          // glob patterns (--exclude), matched against
-                                              // the path relative to its root and each component
+                                              // the path relative to the walked PATH argument and each component
 };
 
 struct SourceFile {

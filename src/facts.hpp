@@ -107,6 +107,29 @@ struct SyntaxProblem {
   std::string message;
 };
 
+// One step of a body's execution, in source order: what the import-order
+// simulator replays and what import-time reachability follows.
+struct Event {
+  enum class Kind {
+    Import,  // runs imports[import] (TYPE_CHECKING imports are not events)
+    Bind,    // binds `name` in the module namespace (module body only)
+    Use,     // reads `name` (a dotted chain starting at an imported name)
+    Call,    // calls `name`: "f", "Cls", "self.m", "cls.m", "mod.f" (decorators and
+             // metaclasses count as calls)
+  };
+  Kind kind = Kind::Use;
+  int import = -1;
+  std::string name;
+  int line = 0;
+  bool guarded = false;  // inside a try whose handler catches ImportError
+};
+
+struct ClassInfo {
+  std::string qualified_name;
+  std::vector<std::string> bases;  // base-class expressions as written (dotted)
+  int line = 0;
+};
+
 // A function (or method, or lambda's enclosing definition) and where its body starts.
 struct FunctionInfo {
   std::string qualified_name;   // e.g. "Foo.bar", "outer.inner"
@@ -119,6 +142,7 @@ struct FunctionInfo {
   int body_line = 0;
   std::vector<std::string> locals;  // names bound locally (parameters included), sorted
   std::vector<std::string> globals; // names declared `global`
+  std::vector<Event> events;        // what the body does when called
 };
 
 struct ModuleFacts {
@@ -126,6 +150,8 @@ struct ModuleFacts {
   std::vector<NameUse> uses;             // uses of names bound by imports, in source order
   std::vector<Definition> definitions;   // module-level bindings, in source order
   std::vector<FunctionInfo> functions;   // every def, in source order
+  std::vector<ClassInfo> classes;        // every class, in source order
+  std::vector<Event> events;             // what the module body does at import time
   std::optional<std::vector<std::string>> dunder_all;  // literal `__all__`, if any
   bool future_annotations = false;       // `from __future__ import annotations`
   std::vector<DynamicImport> dynamic_imports;

@@ -142,6 +142,33 @@ class Collector {
   std::vector<NameUse> candidates_;
   std::unordered_set<std::string> module_import_names_;
   bool depth_reported_ = false;
+  // Where events go: -1 the module body, >= 0 a function's body, -2 nowhere
+  // (lambda bodies, which run only if called through a name we cannot follow).
+  std::vector<int> sinks_{-1};
+
+  void emit(const Ctx& ctx, Event::Kind kind, std::string name, int line, int import = -1) {
+    if (ctx.type_checking) return;
+    int sink = sinks_.back();
+    if (sink == -2) return;
+    Event e;
+    e.kind = kind;
+    e.name = std::move(name);
+    e.line = line;
+    e.import = import;
+    e.guarded = ctx.in_try && ctx.guards_import_error;
+    (sink == -1 ? out_.events : out_.functions[sink].events).push_back(std::move(e));
+  }
+
+  // "f", "a.b.f" for identifier/attribute chains of identifiers; "" otherwise.
+  std::string callee_text(TSNode fn) const {
+    if (is(fn, "identifier")) return text(fn);
+    if (is(fn, "attribute")) {
+      std::string obj = callee_text(field(fn, "object"));
+      if (obj.empty()) return {};
+      return obj + "." + text(field(fn, "attribute"));
+    }
+    return {};
+  }
 
   std::string text(TSNode n) const { return std::string(ts::text(n, src_)); }
 
@@ -405,6 +432,7 @@ class Collector {
                         st.context != ImportContext::TypeChecking;
     st.guards_import_error = ctx.in_try && ctx.guards_import_error;
     compute_span(st);
+    emit(ctx, Event::Kind::Import, {}, st.line, static_cast<int>(out_.imports.size()));
     if (!in_function && st.context != ImportContext::ClassBody) {
       for (auto& b : st.bound_names()) {
         module_import_names_.insert(b);
@@ -432,6 +460,7 @@ class Collector {
       cur = p;
     }
     classify(u, ctx);
+    if (u.kind != UseKind::Annotation || u.eager) emit(ctx, Event::Kind::Use, u.dotted, ts::line(id));
     u.line = ts::line(id);
     u.begin = ts_node_start_byte(id);
     u.end = ts_node_end_byte(id);
@@ -518,8 +547,10 @@ class Collector {
     collect_store_names(target, names);
     std::vector<std::string> sorted(names.begin(), names.end());
     std::sort(sorted.begin(), sorted.end());
-    for (auto& n : sorted)
+    for (auto& n : sorted) {
       out_.definitions.push_back({n, kind, ts::line(target), ts_node_start_byte(target)});
+      emit(ctx, Event::Kind::Bind, n, ts::line(target));
+    }
   }
 
   // ---- the walk -------------------------------------------------------------
@@ -573,14 +604,22 @@ class Collector {
     }
   }
 
-  void visit_function(TSNode n, const Ctx& ctx, int depth, uint32_t def_begin) {
+  // Decorators are applied (called) after the definition is made, then the name is bound.
+  void apply_decorators(const std::vector<std::string>& decorators, const Ctx& ctx, int line) {
+    for (auto it = decorators.rbegin(); it != decorators.rend(); ++it)
+      if (!it->empty()) emit(ctx, Event::Kind::Call, *it, line);
+  }
+
+  void visit_function(TSNode n, const Ctx& ctx, int depth, uint32_t def_begin,
+                      const std::vector<std::string>& decorators = {}) {
     std::string name = text(field(n, "name"));
     std::string qualified = qualify(name);
-    define(field(n, "name"), Definition::Kind::Function, ctx);
     // Parameters' defaults and annotations, and the return annotation, are
     // evaluated where the def statement runs.
     visit_parameters(field(n, "parameters"), ctx, depth);
     visit_annotation(field(n, "return_type"), ctx, depth);
+    apply_decorators(decorators, ctx, ts::line(n));
+    define(field(n, "name"), Definition::Kind::Function, ctx);
 
     Scope s{ScopeKind::Function, qualified, qualified, {}, {}};
     collect_parameters(field(n, "parameters"), s);
@@ -608,18 +647,25 @@ class Collector {
     out_.functions.push_back(std::move(f));
 
     scopes_.push_back(std::move(s));
+    sinks_.push_back(static_cast<int>(out_.functions.size()) - 1);
     Ctx inner = ctx;
     inner.deferred = true;
     inner.class_body = false;
     inner.annotation = false;
+    inner.type_checking = false;
+    inner.in_try = inner.guards_import_error = false;
     inner.where = "function body";
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
+    sinks_.pop_back();
     scopes_.pop_back();
   }
 
-  void visit_class(TSNode n, const Ctx& ctx, int depth) {
+  void visit_class(TSNode n, const Ctx& ctx, int depth, const std::vector<std::string>& decorators = {}) {
     std::string name = text(field(n, "name"));
-    define(field(n, "name"), Definition::Kind::Class, ctx);
+    ClassInfo info;
+    info.qualified_name = qualify(name);
+    info.line = ts::line(n);
+    std::string metaclass;
     TSNode supers = field(n, "superclasses");
     if (!ts_node_is_null(supers)) {
       uint32_t nc = ts_node_named_child_count(supers);
@@ -629,13 +675,17 @@ class Collector {
         if (is(a, "keyword_argument")) {
           b.where = "class keyword";
           visit(field(a, "value"), b, depth + 1);
+          if (ts::text(field(a, "name"), src_) == "metaclass") metaclass = callee_text(field(a, "value"));
         } else {
           b.where = "base class";
           visit(a, b, depth + 1);
+          std::string base = callee_text(a);
+          if (!base.empty()) info.bases.push_back(std::move(base));
         }
       }
     }
-    Scope s{ScopeKind::Class, qualify(name), current_function(), {}, {}};
+    out_.classes.push_back(info);
+    Scope s{ScopeKind::Class, info.qualified_name, current_function(), {}, {}};
     scopes_.push_back(std::move(s));
     Ctx inner = ctx;
     inner.class_body = !ctx.deferred;
@@ -643,6 +693,10 @@ class Collector {
     TSNode body = field(n, "body");
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     scopes_.pop_back();
+    // The class body has run; the metaclass makes the class, decorators wrap it.
+    if (!metaclass.empty()) emit(ctx, Event::Kind::Call, metaclass, info.line);
+    apply_decorators(decorators, ctx, info.line);
+    define(field(n, "name"), Definition::Kind::Class, ctx);
   }
 
   void visit_lambda(TSNode n, const Ctx& ctx, int depth) {
@@ -651,10 +705,12 @@ class Collector {
     Scope s{ScopeKind::Lambda, current_scope_name(), current_function(), {}, {}};
     collect_parameters(params, s);
     scopes_.push_back(std::move(s));
+    sinks_.push_back(-2);
     Ctx inner = ctx;
     inner.deferred = true;
     inner.where = "lambda body";
     visit(field(n, "body"), inner, depth + 1);
+    sinks_.pop_back();
     scopes_.pop_back();
   }
 
@@ -785,6 +841,8 @@ class Collector {
       out_.dynamic_imports.push_back(std::move(d));
     }
     visit_children(n, ctx, depth);
+    std::string callee = callee_text(fn);
+    if (!callee.empty()) emit(ctx, Event::Kind::Call, std::move(callee), ts::line(n));
   }
 
   void visit_assignment(TSNode n, const Ctx& ctx, int depth) {
@@ -857,13 +915,21 @@ class Collector {
       uint32_t nc = ts_node_named_child_count(n);
       Ctx d = ctx;
       d.where = "decorator";
+      std::vector<std::string> decorators;
       for (uint32_t i = 0; i < nc; ++i) {
         TSNode c = ts_node_named_child(n, i);
-        if (is(c, "decorator")) visit_children(c, d, depth + 1);
+        if (!is(c, "decorator")) continue;
+        visit_children(c, d, depth + 1);
+        // `@name` / `@mod.name` call that function with the definition;
+        // `@factory(args)` calls what factory returned, which we cannot follow.
+        decorators.push_back(ts_node_named_child_count(c) == 1 ? callee_text(ts_node_named_child(c, 0))
+                                                              : std::string());
       }
       TSNode def = field(n, "definition");
-      if (is(def, "function_definition")) visit_function(def, ctx, depth + 1, ts_node_start_byte(n));
-      else if (is(def, "class_definition")) visit_class(def, ctx, depth + 1);
+      if (is(def, "function_definition"))
+        visit_function(def, ctx, depth + 1, ts_node_start_byte(n), decorators);
+      else if (is(def, "class_definition"))
+        visit_class(def, ctx, depth + 1, decorators);
       return;
     }
     if (t == "function_definition") {
@@ -947,6 +1013,15 @@ class Collector {
     for (auto& u : candidates_) {
       if (module_import_names_.count(u.name)) out_.uses.push_back(std::move(u));
     }
+    // Use events are kept for imported names only.
+    auto keep = [&](std::vector<Event>& events) {
+      std::erase_if(events, [&](const Event& e) {
+        if (e.kind != Event::Kind::Use) return false;
+        return !module_import_names_.count(e.name.substr(0, e.name.find('.')));
+      });
+    };
+    keep(out_.events);
+    for (auto& f : out_.functions) keep(f.events);
   }
 };
 

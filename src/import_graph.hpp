@@ -42,9 +42,9 @@ class ImportGraph {
   std::vector<std::vector<std::size_t>> out_;
 };
 
-// Strongly connected components with a cycle (size > 1, or a self-loop), each
-// sorted by module name order given by `order` (module ids sorted as the caller
-// wants), components sorted by their first member.
+// Strongly connected components with a cycle (size > 1), each sorted by module
+// id, components sorted by their first member. Callers assign ids in module-name
+// order, which makes the result deterministic.
 std::vector<std::vector<ModuleId>> cyclic_components(const ImportGraph& g);
 
 // A loop a -> b -> ... -> a, as module ids (first == last) and the edge taken per hop.

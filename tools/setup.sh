@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Set up cyclefix on a Debian 12 machine, build it, and run it.
+#
+#   tools/setup.sh example   install what is missing, build, run `cyclefix cycles docs/example`
+#   tools/setup.sh test      install what is missing, build, run every test (ctest)
+#
+# Installs only the Debian packages that are not installed yet (with sudo when
+# not root), configures with CMake into build/ and builds on all cores. CMake
+# fetches the tree-sitter-python grammar with `npm pack` at configure time and
+# caches it in .cache/grammar/. Safe to run again; CI runs `tools/setup.sh test`.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+usage() {
+  echo "usage: tools/setup.sh example|test" >&2
+  exit 2
+}
+[[ $# -eq 1 ]] || usage
+mode=$1
+[[ $mode == example || $mode == test ]] || usage
+
+# Build and test dependencies (Debian 12 package names). python3-django and
+# python3-sympy are only for tests/bench/real_trees.sh and are not installed here.
+packages=(
+  build-essential cmake pkg-config git python3 time
+  libtree-sitter-dev libboost-graph-dev libcli11-dev libdtl-dev
+  googletest libgtest-dev nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev
+)
+
+install_missing_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    if [[ $(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) != "install ok installed" ]]; then
+      missing+=("$pkg")
+    fi
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "setup: all Debian packages are installed"
+    return
+  fi
+
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null; then
+      sudo=(sudo)
+    else
+      echo "setup: missing packages and not root (and no sudo): ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  echo "setup: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# npm (with node) only fetches the grammar tarball. Once CMake has cached it,
+# it is not needed; if the cached tarball fails its integrity check, CMake
+# deletes it and the next run installs npm.
+if ! compgen -G ".cache/grammar/tree-sitter-python-*.tgz" >/dev/null; then
+  packages+=(npm)
+fi
+
+install_missing_packages "${packages[@]}"
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$(nproc)"
+
+case $mode in
+  example)
+    echo
+    echo "\$ build/cyclefix cycles docs/example"
+    # cyclefix exits 1 when it finds cycles, which is the point of the example.
+    status=0
+    build/cyclefix cycles docs/example || status=$?
+    if [[ $status -gt 1 ]]; then
+      echo "setup: cyclefix failed (exit $status)" >&2
+      exit "$status"
+    fi
+    ;;
+  test)
+    # --no-tests=error: a build that lost its tests must not pass.
+    exec ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
+    ;;
+esac
