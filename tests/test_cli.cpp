@@ -1,0 +1,144 @@
+// End-to-end runs of the cyclefix binary on fixture trees: exit codes, the
+// text report, and the JSON report.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out;
+};
+
+// Runs the binary with `args` (shell words), stdout captured, stderr discarded.
+CliRun run_cyclefix(const std::string& args) {
+  std::string cmd = std::string("cd '") + CYCLEFIX_SOURCE_DIR + "' && '" + CYCLEFIX_BINARY + "' " +
+                    args + " 2>/dev/null";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+nlohmann::json run_json(const std::string& args, int expected_status) {
+  CliRun r = run_cyclefix(args + " --json -");
+  EXPECT_EQ(r.status, expected_status) << r.out;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+}  // namespace
+
+TEST(Cli, SeedShapeLoopNamesTheInitHop) {
+  auto j = run_json("cycles golden/seed_shape/input", 1);
+  ASSERT_FALSE(j.is_discarded());
+  ASSERT_EQ(j["sccs"].size(), 1u);
+  // The verifier -> capture/__init__ hop, made by verifier's import of capture._config.
+  bool found = false;
+  for (const auto& c : j["cycles"]) {
+    for (const auto& h : c["hops"]) {
+      if (h["from"] == "exir.verification.verifier" && h["to"] == "exir.capture") {
+        found = true;
+        EXPECT_EQ(h["file"], "golden/seed_shape/input/exir/verification/verifier.py");
+        EXPECT_EQ(h["statement"], "from exir.capture._config import EdgeCompileConfig");
+        EXPECT_NE(c["display"].get<std::string>().find("exir.capture.__init__"), std::string::npos);
+      }
+    }
+  }
+  EXPECT_TRUE(found) << j["cycles"].dump(2);
+  // Every loop starts and ends at the same module.
+  for (const auto& c : j["cycles"]) EXPECT_EQ(c["loop"].front(), c["loop"].back());
+}
+
+TEST(Cli, TextReportListsHopsWithFileAndLine) {
+  CliRun r = run_cyclefix("cycles docs/example");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("shop.orders -> shop.pricing -> shop.orders"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("docs/example/shop/orders.py:5: from shop.pricing import price_of"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Cli, NoCycleExitsZero) {
+  fs::path dir = fs::path(testing::TempDir()) / "cyclefix_cli_nocycle";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "pkg/util");
+  std::ofstream(dir / "pkg/__init__.py") << "import pkg.util.version\n";
+  std::ofstream(dir / "pkg/util/__init__.py") << "";
+  std::ofstream(dir / "pkg/util/version.py") << "import pkg.util.regex\nfrom pkg.util import regex\n";
+  std::ofstream(dir / "pkg/util/regex.py") << "import re\n";
+  auto j = run_json("cycles '" + dir.string() + "'", 0);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["modules"], 4);
+  EXPECT_TRUE(j["sccs"].empty());
+  EXPECT_TRUE(j["cycles"].empty());
+  fs::remove_all(dir);
+}
+
+TEST(Cli, BadInputIsReportedNotFatal) {
+  fs::path dir = fs::path(testing::TempDir()) / "cyclefix_cli_bad";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "pkg");
+  std::ofstream(dir / "pkg/__init__.py") << "from pkg import a\n";
+  std::ofstream(dir / "pkg/a.py") << "from pkg import b\n";
+  std::ofstream(dir / "pkg/b.py") << "import pkg.a\ndef broken(:\n    pass\n";
+  std::ofstream(dir / "pkg/bin.py", std::ios::binary) << std::string("\x7f" "ELF\0\0\0", 7);
+  std::ofstream(dir / "pkg/latin.py", std::ios::binary) << "x = '\xe9'\n";
+  std::ofstream(dir / "pkg/empty.py") << "";
+  auto j = run_json("cycles '" + dir.string() + "'", 1);
+  ASSERT_FALSE(j.is_discarded());
+  std::map<std::string, std::string> problems;
+  for (const auto& e : j["parse_errors"]) {
+    std::string f = e["file"];
+    problems[f.substr(f.rfind('/') + 1)] = e["message"].get<std::string>() + " @" +
+                                            std::to_string(e["line"].get<int>());
+  }
+  ASSERT_TRUE(problems.count("b.py")) << j["parse_errors"].dump();
+  EXPECT_NE(problems["b.py"].find("@2"), std::string::npos) << problems["b.py"];
+  ASSERT_TRUE(problems.count("bin.py"));
+  EXPECT_NE(problems["bin.py"].find("binary"), std::string::npos) << problems["bin.py"];
+  ASSERT_TRUE(problems.count("latin.py"));
+  EXPECT_NE(problems["latin.py"].find("UTF-8"), std::string::npos) << problems["latin.py"];
+  EXPECT_FALSE(problems.count("empty.py"));  // an empty module is a valid module
+  // The file with a syntax error is still analysed: its import closes the loop.
+  ASSERT_EQ(j["sccs"].size(), 1u);
+  EXPECT_EQ(j["sccs"][0]["modules"], (nlohmann::json{"pkg.a", "pkg.b"}));
+  fs::remove_all(dir);
+}
+
+TEST(Cli, UsageErrorExitsTwo) {
+  EXPECT_EQ(run_cyclefix("cycles --no-such-flag").status, 2);
+  EXPECT_EQ(run_cyclefix("graph --format svg docs/example").status, 2);
+}
+
+TEST(Cli, GraphDotMarksCycleEdges) {
+  CliRun r = run_cyclefix("graph --format dot docs/example");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("digraph imports"), std::string::npos);
+  EXPECT_NE(r.out.find("\"shop.orders\" -> \"shop.pricing\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("color=red"), std::string::npos);
+}
+
+TEST(Cli, GraphJsonListsModulesAndEdges) {
+  CliRun r = run_cyclefix("graph --format json docs/example");
+  EXPECT_EQ(r.status, 0);
+  auto g = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(g.is_discarded());
+  EXPECT_EQ(g["modules"].size(), 3u);
+  EXPECT_EQ(g["edges"].size(), 2u);
+}
