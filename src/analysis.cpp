@@ -111,17 +111,30 @@ void build_graph(Analysis& a) {
     if (e.file >= 0) a.files[e.file].module = id;
   }
 
-  a.graph = ImportGraph(a.modules.size());
-  for (std::size_t fi = 0; fi < a.files.size(); ++fi) {
-    FileAnalysis& fa = a.files[fi];
+  for (FileAnalysis& fa : a.files) {
     fa.resolved.clear();
     if (!fa.analysed) continue;
     fa.resolved.reserve(fa.facts.imports.size());
+    for (const ImportStatement& st : fa.facts.imports) fa.resolved.push_back(a.modules.resolve(fa.module, st));
+  }
+  a.reach = compute_reachability(a.files, a.modules);
+
+  // An import inside a function body runs at import time when that body does.
+  // Its edge starts at the module that owns the statement (for a body reached
+  // from another module's code, that module reaches it through its call edge).
+  a.graph = ImportGraph(a.modules.size());
+  for (std::size_t fi = 0; fi < a.files.size(); ++fi) {
+    FileAnalysis& fa = a.files[fi];
+    fa.import_runs.assign(fa.facts.imports.size(), false);
+    if (!fa.analysed) continue;
     for (std::size_t ii = 0; ii < fa.facts.imports.size(); ++ii) {
       const ImportStatement& st = fa.facts.imports[ii];
-      fa.resolved.push_back(a.modules.resolve(fa.module, st));
-      if (!st.at_import_time) continue;
-      for (const ImportTarget& t : fa.resolved.back().targets) {
+      bool runs = st.at_import_time;
+      if (st.context == ImportContext::FunctionBody)
+        runs = a.reach.body_runs(static_cast<int>(fi), function_index(fa.facts, st.scope));
+      fa.import_runs[ii] = runs;
+      if (!runs) continue;
+      for (const ImportTarget& t : fa.resolved[ii].targets) {
         a.graph.add(fa.module, t.module,
                     StatementRef{static_cast<int>(fi), static_cast<int>(ii), st.line, t.reason});
       }

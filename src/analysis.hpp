@@ -12,6 +12,7 @@
 #include "facts.hpp"
 #include "import_graph.hpp"
 #include "module_index.hpp"
+#include "reachability.hpp"
 #include "source_reader.hpp"
 
 namespace cyclefix {
@@ -31,6 +32,9 @@ struct FileAnalysis {
   std::uint64_t bytes = 0;
   ModuleId module = 0;
   std::vector<ResolvedImport> resolved;  // parallel to facts.imports
+  // Parallel to facts.imports: runs while some module is being imported (module-level
+  // code, or a function body that import-time code calls).
+  std::vector<bool> import_runs;
 };
 
 struct Analysis {
@@ -38,6 +42,7 @@ struct Analysis {
   std::vector<FileAnalysis> files;  // parallel to discovery.files
   ModuleIndex modules;
   ImportGraph graph;
+  Reachability reach;
   std::vector<Diagnostic> diagnostics;  // discovery + per-file problems, sorted by file and line
   std::uint64_t total_lines = 0;
   std::uint64_t total_bytes = 0;

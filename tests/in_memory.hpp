@@ -1,0 +1,41 @@
+// Builds an Analysis from in-memory sources, for tests of the stages after
+// fact collection (no file system involved).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis.hpp"
+
+namespace cyclefix::testing_support {
+
+// `files`: {"pkg/mod.py", source} pairs; module names follow the paths.
+inline Analysis analysis_of(const std::vector<std::pair<std::string, std::string>>& files) {
+  Analysis a;
+  for (const auto& [path, source] : files) {
+    FileAnalysis fa;
+    fa.source.path = path;
+    fa.source.display = path;
+    std::string mod = path.substr(0, path.size() - 3);  // drop ".py"
+    fa.source.is_package = mod.size() >= 9 && mod.compare(mod.size() - 9, 9, "/__init__") == 0;
+    if (fa.source.is_package) mod.resize(mod.size() - 9);
+    for (char& c : mod)
+      if (c == '/') c = '.';
+    fa.source.module = mod;
+    fa.facts = collect_facts(source);
+    fa.analysed = true;
+    fa.rewritable = fa.facts.syntax_problems.empty();
+    a.files.push_back(std::move(fa));
+    a.discovery.files.push_back(a.files.back().source);
+  }
+  build_graph(a);
+  return a;
+}
+
+inline bool has_edge(const Analysis& a, const std::string& from, const std::string& to) {
+  auto f = a.modules.find(from), t = a.modules.find(to);
+  return f && t && a.graph.find(*f, *t) != nullptr;
+}
+
+}  // namespace cyclefix::testing_support
