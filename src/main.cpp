@@ -8,6 +8,7 @@
 
 #include "analysis.hpp"
 #include "cycle_report.hpp"
+#include "simulator.hpp"
 
 namespace {
 
@@ -87,6 +88,25 @@ int run_graph(const CommonOptions& o, const std::string& format) {
   return kExitOk;
 }
 
+int run_simulate(const CommonOptions& o, const std::string& entry) {
+  Analysis a = analyse(to_analysis_options(o));
+  if (!o.quiet) print_diagnostics(std::cerr, a);
+  std::vector<EntryMode> modes;
+  if (entry == "normal" || entry == "both") modes.push_back(EntryMode::Normal);
+  if (entry == "bare" || entry == "both") modes.push_back(EntryMode::Bare);
+  nlohmann::json runs = nlohmann::json::array();
+  std::size_t failing = 0;
+  for (EntryMode m : modes) {
+    SimulationResult r = simulate(a, m);
+    failing += r.failing();
+    if (o.json_out != "-") print_simulation(std::cout, a, r);
+    runs.push_back(simulation_json(a, r));
+  }
+  nlohmann::json j = runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}};
+  if (!write_json(o.json_out, j)) return kExitError;
+  return failing ? kExitFound : kExitOk;
+}
+
 // Reads and parses every file and nothing more: the baseline for benchmarks.
 int run_parse(const CommonOptions& o) {
   auto start = std::chrono::steady_clock::now();
@@ -120,6 +140,14 @@ int main(int argc, char** argv) {
   add_common(graph, graph_opts);
   graph->add_option("--format", graph_format, "dot or json")->check(CLI::IsMember({"dot", "json"}));
 
+  CommonOptions sim_opts;
+  std::string sim_entry = "normal";
+  auto* sim = app.add_subcommand("simulate",
+                                 "Predict which modules fail with a circular import when imported first");
+  add_common(sim, sim_opts);
+  sim->add_option("--entry", sim_entry, "normal (parents run first), bare (ancestors' __init__ never ran), or both")
+      ->check(CLI::IsMember({"normal", "bare", "both"}));
+
   CommonOptions parse_opts;
   auto* parse = app.add_subcommand("parse", "Only read and parse the files (benchmark baseline)");
   add_common(parse, parse_opts, false);
@@ -135,6 +163,7 @@ int main(int argc, char** argv) {
     if (*cycles) return run_cycles(cycles_opts);
     if (*graph) return run_graph(graph_opts, graph_format);
     if (*parse) return run_parse(parse_opts);
+    if (*sim) return run_simulate(sim_opts, sim_entry);
   } catch (const std::exception& e) {
     std::cerr << "cyclefix: fatal: " << e.what() << "\n";
     return kExitError;

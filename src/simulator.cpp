@@ -1,0 +1,361 @@
+#include "simulator.hpp"
+
+#include <optional>
+#include <ostream>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "reachability.hpp"
+
+namespace cyclefix {
+
+std::string_view to_string(EntryMode m) { return m == EntryMode::Normal ? "normal" : "bare"; }
+
+std::size_t SimulationResult::failing() const {
+  std::size_t n = 0;
+  for (const auto& e : entries) n += e.fails && e.circular;
+  return n;
+}
+
+std::size_t SimulationResult::uncertain() const {
+  std::size_t n = 0;
+  for (const auto& e : entries) n += e.uncertain;
+  return n;
+}
+
+namespace {
+
+constexpr std::size_t kMaxCallDepth = 64;
+
+struct Failure {
+  std::string error;
+  std::string message;
+  std::vector<ChainHop> chain;
+  bool circular = true;
+};
+using MaybeFailure = std::optional<Failure>;
+
+std::string last_component(const std::string& dotted) {
+  auto d = dotted.rfind('.');
+  return d == std::string::npos ? dotted : dotted.substr(d + 1);
+}
+
+std::string parent_of(const std::string& dotted) {
+  auto d = dotted.rfind('.');
+  return d == std::string::npos ? "" : dotted.substr(0, d);
+}
+
+// One fresh interpreter importing one entry module.
+class Interpreter {
+ public:
+  Interpreter(const Analysis& a, const CalleeResolver& resolver, EntryPrediction& out)
+      : a_(a), resolver_(resolver), out_(out) {}
+
+  void run(ModuleId entry, EntryMode mode) {
+    if (mode == EntryMode::Bare) {
+      // The entry's ancestors are in sys.modules, but their bodies never ran.
+      std::string name = a_.modules[entry].name;
+      std::vector<std::string> ancestors;
+      for (std::string p = parent_of(name); !p.empty(); p = parent_of(p)) ancestors.insert(ancestors.begin(), p);
+      for (const auto& p : ancestors) {
+        if (auto id = a_.modules.find(p)) {
+          sys_modules_[*id].loading = false;
+          sys_modules_[*id].bare = true;
+          bind_in_parent(*id);
+        }
+      }
+    }
+    MaybeFailure f = import_module(entry);
+    if (f) {
+      out_.fails = true;
+      out_.circular = f->circular;
+      out_.error = f->error;
+      out_.message = f->message;
+      out_.chain = std::move(f->chain);
+    }
+  }
+
+ private:
+  struct ModuleState {
+    bool loading = true;
+    bool bare = false;  // a stub package whose body never ran (bare entry)
+    std::unordered_set<std::string> bound;
+  };
+
+  const Analysis& a_;
+  const CalleeResolver& resolver_;
+  EntryPrediction& out_;
+  std::unordered_map<ModuleId, ModuleState> sys_modules_;
+  std::vector<ChainHop> stack_;
+  std::set<std::pair<int, int>> active_;  // bodies being run (recursion guard)
+
+  void unknown(std::string why) {
+    out_.uncertain = true;
+    if (std::find(out_.unknowns.begin(), out_.unknowns.end(), why) == out_.unknowns.end())
+      out_.unknowns.push_back(std::move(why));
+  }
+
+  std::string where(int file, int line) const {
+    return a_.files[file].source.display + ":" + std::to_string(line);
+  }
+
+  Failure fail(std::string error, std::string message, bool circular = true) const {
+    return Failure{std::move(error), std::move(message), stack_, circular};
+  }
+
+  void bind_in_parent(ModuleId m) {
+    std::string parent = parent_of(a_.modules[m].name);
+    if (parent.empty()) return;
+    auto p = a_.modules.find(parent);
+    if (!p) return;
+    auto it = sys_modules_.find(*p);
+    if (it != sys_modules_.end()) it->second.bound.insert(last_component(a_.modules[m].name));
+  }
+
+  MaybeFailure import_module(ModuleId m) {
+    if (sys_modules_.count(m)) return std::nullopt;
+    // Parents first, each only if not already in sys.modules.
+    const std::string& name = a_.modules[m].name;
+    for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+      auto p = a_.modules.find(std::string_view(name).substr(0, dot));
+      if (p && !sys_modules_.count(*p)) {
+        if (MaybeFailure f = exec_module(*p)) return f;
+      }
+    }
+    if (sys_modules_.count(m)) return std::nullopt;  // a parent's body imported it
+    return exec_module(m);
+  }
+
+  MaybeFailure exec_module(ModuleId m) {
+    const ModuleInfo& info = a_.modules[m];
+    sys_modules_[m].loading = true;
+    if (info.is_namespace || info.file < 0 || !a_.files[info.file].analysed) {
+      sys_modules_[m].loading = false;
+      bind_in_parent(m);
+      return std::nullopt;
+    }
+    stack_.push_back({m, info.display, 0});
+    MaybeFailure f = run_body(info.file, -1, a_.files[info.file].facts.events);
+    stack_.pop_back();
+    if (f) {
+      sys_modules_.erase(m);  // a failed import leaves no module behind
+      return f;
+    }
+    sys_modules_[m].loading = false;
+    bind_in_parent(m);
+    return std::nullopt;
+  }
+
+  MaybeFailure run_body(int file, int function, const std::vector<Event>& events) {
+    const FileAnalysis& fa = a_.files[file];
+    // A body of another module's function gets its own hop in the chain.
+    bool pushed = !stack_.empty() && stack_.back().module != fa.module;
+    if (pushed) stack_.push_back({fa.module, fa.source.display, 0});
+    MaybeFailure result;
+    for (const Event& e : events) {
+      if (!stack_.empty()) stack_.back().line = e.line;
+      MaybeFailure f;
+      switch (e.kind) {
+        case Event::Kind::Import:
+          f = do_import(file, function, e);
+          if (f && e.guarded) {
+            unknown("a circular import failure is caught by try/except at " + where(file, e.line));
+            f.reset();
+          }
+          break;
+        case Event::Kind::Bind:
+          if (function < 0) sys_modules_[fa.module].bound.insert(e.name);
+          break;
+        case Event::Kind::Use:
+          f = check_use(file, e.name);
+          break;
+        case Event::Kind::Call:
+          f = do_call(file, function, e);
+          break;
+      }
+      if (f) {
+        result = std::move(f);
+        break;
+      }
+    }
+    if (pushed) stack_.pop_back();
+    return result;
+  }
+
+  MaybeFailure do_call(int file, int function, const Event& e) {
+    if (active_.size() >= kMaxCallDepth) return std::nullopt;
+    for (BodyRef b : resolver_.resolve_call(file, function, e.name)) {
+      auto key = std::make_pair(b.file, b.function);
+      if (active_.count(key)) continue;
+      active_.insert(key);
+      MaybeFailure f = run_body(b.file, b.function, a_.files[b.file].facts.functions[b.function].events);
+      active_.erase(key);
+      if (f) return f;
+    }
+    return std::nullopt;
+  }
+
+  void bind_here(int file, int function, const std::string& name) {
+    if (function < 0) sys_modules_[a_.files[file].module].bound.insert(name);
+  }
+
+  MaybeFailure do_import(int file, int function, const Event& e) {
+    const FileAnalysis& fa = a_.files[file];
+    const ImportStatement& st = fa.facts.imports[e.import];
+    const ResolvedImport& res = fa.resolved[e.import];
+    if (!res.first_party) {
+      for (const auto& n : st.bound_names()) bind_here(file, function, n);
+      return std::nullopt;
+    }
+    if (!st.is_from) {
+      for (const ImportAlias& alias : st.names) {
+        const std::string& full = alias.name;
+        for (std::size_t dot = 0;;) {
+          std::size_t next = full.find('.', dot);
+          std::string prefix = full.substr(0, next);
+          auto id = a_.modules.find(prefix);
+          if (!id) break;  // not ours, or missing: not a circular-import question
+          if (MaybeFailure f = import_module(*id)) return f;
+          if (next == std::string::npos) break;
+          dot = next + 1;
+        }
+        bind_here(file, function, alias.bound_name(false));
+      }
+      return std::nullopt;
+    }
+    auto x = a_.modules.find(res.absolute_module);
+    if (!x) return std::nullopt;
+    if (MaybeFailure f = import_module(*x)) return f;
+    auto state = sys_modules_.find(*x);
+    if (state == sys_modules_.end()) return std::nullopt;
+    if (st.star) {
+      if (state->second.loading)
+        unknown("star import from partially initialized module '" + res.absolute_module + "' at " +
+                where(file, e.line));
+      const auto& facts_x = a_.modules[*x].file >= 0 ? &a_.files[a_.modules[*x].file].facts : nullptr;
+      for (const auto& n : state->second.bound) {
+        bool exported = facts_x && facts_x->dunder_all
+                            ? std::count(facts_x->dunder_all->begin(), facts_x->dunder_all->end(), n) > 0
+                            : n.rfind('_', 0) != 0;
+        if (exported) bind_here(file, function, n);
+      }
+      return std::nullopt;
+    }
+    for (const ImportAlias& alias : st.names) {
+      state = sys_modules_.find(*x);
+      if (state == sys_modules_.end()) break;
+      if (!state->second.bound.count(alias.name)) {
+        const std::string& file_x = a_.modules[*x].display;
+        const std::string in_file = file_x.empty() ? "" : " (" + file_x + ")";
+        if (auto sub = a_.modules.find(res.absolute_module + "." + alias.name)) {
+          if (MaybeFailure f = import_module(*sub)) return f;
+        } else if (state->second.loading) {
+          return fail("ImportError", "cannot import name '" + alias.name +
+                                         "' from partially initialized module '" + res.absolute_module +
+                                         "' (most likely due to a circular import)" + in_file);
+        } else if (state->second.bare) {
+          // A stub package (bare entry): nothing was ever bound in it.
+          return fail("ImportError",
+                      "cannot import name '" + alias.name + "' from '" + res.absolute_module + "'" + in_file,
+                      false);
+        }
+        // Otherwise the module finished without binding the name as far as we
+        // can see (dynamic bindings); not a circular-import question.
+      }
+      bind_here(file, function, alias.bound_name(true));
+    }
+    return std::nullopt;
+  }
+
+  // `mod.attr` read at import time needs attr bound in mod.
+  MaybeFailure check_use(int file, const std::string& dotted) {
+    auto dot = dotted.find('.');
+    if (dot == std::string::npos) return std::nullopt;
+    auto b = resolver_.binding(file, dotted.substr(0, dot));
+    if (!b || !b->name.empty()) return std::nullopt;
+    ModuleId cur = b->module;
+    std::string rest = dotted.substr(dot + 1);
+    while (!rest.empty()) {
+      auto d = rest.find('.');
+      std::string attr = rest.substr(0, d);
+      auto st = sys_modules_.find(cur);
+      if (st == sys_modules_.end()) return std::nullopt;
+      if (st->second.bound.count(attr)) {
+        auto sub = a_.modules.find(a_.modules[cur].name + "." + attr);
+        if (!sub || !sys_modules_.count(*sub)) return std::nullopt;  // a value: not followed
+        cur = *sub;
+      } else if (st->second.loading) {
+        return fail("AttributeError", "partially initialized module '" + a_.modules[cur].name +
+                                          "' has no attribute '" + attr +
+                                          "' (most likely due to a circular import)");
+      } else {
+        return std::nullopt;
+      }
+      rest = d == std::string::npos ? "" : rest.substr(d + 1);
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries) {
+  SimulationResult r;
+  r.mode = mode;
+  CalleeResolver resolver(a.files, a.modules);
+  std::vector<ModuleId> todo = entries;
+  if (todo.empty()) {
+    for (ModuleId m = 0; m < a.modules.size(); ++m)
+      if (!a.modules[m].is_namespace && a.modules[m].file >= 0) todo.push_back(m);
+  }
+  for (ModuleId m : todo) {
+    EntryPrediction p;
+    p.module = m;
+    Interpreter(a, resolver, p).run(m, mode);
+    r.entries.push_back(std::move(p));
+  }
+  return r;
+}
+
+nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r) {
+  using nlohmann::json;
+  json failing = json::array(), uncertain = json::array();
+  for (const auto& e : r.entries) {
+    if (e.fails) {
+      json chain = json::array();
+      for (const auto& h : e.chain)
+        chain.push_back({{"module", a.modules[h.module].name}, {"file", h.file}, {"line", h.line}});
+      failing.push_back({{"module", a.modules[e.module].name},
+                         {"error", e.error},
+                         {"message", e.message},
+                         {"circular", e.circular},
+                         {"chain", chain},
+                         {"uncertain", e.uncertain}});
+    }
+    if (e.uncertain) uncertain.push_back({{"module", a.modules[e.module].name}, {"reasons", e.unknowns}});
+  }
+  return {{"entry_mode", to_string(r.mode)},
+          {"entry_points", r.entries.size()},
+          {"failing_entry_points", failing},
+          {"uncertain_entry_points", uncertain}};
+}
+
+void print_simulation(std::ostream& out, const Analysis& a, const SimulationResult& r) {
+  out << "cyclefix simulate (" << to_string(r.mode) << " entry): " << r.entries.size()
+      << " entry points, " << r.failing() << " fail with a circular import, " << r.uncertain()
+      << " uncertain\n";
+  for (const auto& e : r.entries) {
+    if (!e.fails) continue;
+    out << "\n" << a.modules[e.module].name << ": " << e.error << ": " << e.message
+        << (e.uncertain ? "  [uncertain]" : "") << "\n";
+    for (const auto& h : e.chain) out << "    " << h.file << ":" << h.line << "  (" << a.modules[h.module].name << ")\n";
+  }
+  for (const auto& e : r.entries) {
+    if (!e.uncertain) continue;
+    out << "\n" << a.modules[e.module].name << ": uncertain:\n";
+    for (const auto& why : e.unknowns) out << "    " << why << "\n";
+  }
+}
+
+}  // namespace cyclefix

@@ -1,0 +1,59 @@
+// The import-order simulator: replays, for each first-party module used as the
+// first import of a fresh interpreter, what CPython's import system does
+// (design.md §3), and predicts whether it raises a circular-import error.
+//
+// Model: modules enter sys.modules before their body runs; a body replays its
+// events in order (imports, bindings, import-time uses, calls into bodies that
+// run at import time); `from X import n` needs n bound in X at that moment or a
+// submodule X.n (Python 3.7+ falls back to sys.modules); `X.attr` needs attr
+// bound; a failing module is removed from sys.modules and the error propagates
+// up to the entry, unless a try/except ImportError catches it. What the model
+// cannot follow makes the entry `uncertain` instead of a guess.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis.hpp"
+
+namespace cyclefix {
+
+enum class EntryMode {
+  Normal,  // `import M`: parent packages run first
+  Bare,    // M's ancestor packages exist but their __init__ never ran (lazy imports, the seed's test)
+};
+std::string_view to_string(EntryMode m);
+
+struct ChainHop {
+  ModuleId module = 0;
+  std::string file;
+  int line = 0;  // the statement in `module` that led to the next hop (or failed)
+};
+
+struct EntryPrediction {
+  ModuleId module = 0;
+  bool fails = false;
+  bool circular = false;  // the failure is a circular-import error (CPython's "partially initialized")
+  std::string error;    // "ImportError" / "AttributeError"
+  std::string message;  // CPython's wording
+  std::vector<ChainHop> chain;
+  bool uncertain = false;
+  std::vector<std::string> unknowns;  // why the prediction is uncertain
+};
+
+struct SimulationResult {
+  EntryMode mode = EntryMode::Normal;
+  std::vector<EntryPrediction> entries;  // one per simulated module, in module order
+  std::size_t failing() const;  // circular failures
+  std::size_t uncertain() const;
+};
+
+// Simulates `import M` for every first-party module M with a body (or only
+// `entries`, when given).
+SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries = {});
+
+nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r);
+void print_simulation(std::ostream& out, const Analysis& a, const SimulationResult& r);
+
+}  // namespace cyclefix
