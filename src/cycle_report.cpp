@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "simulator.hpp"
+
 namespace cyclefix {
 
 namespace {
@@ -63,6 +65,22 @@ CycleReport build_cycle_report(const Analysis& a, std::size_t max_loops) {
   return r;
 }
 
+void attach_failures(CycleReport& r, const SimulationResult& normal, const SimulationResult& bare) {
+  auto count = [&](const ReportedComponent& c, const SimulationResult& sim) {
+    long n = 0;
+    for (const auto& e : sim.entries) {
+      if (!e.fails || !e.circular || e.chain.empty()) continue;
+      ModuleId where = e.chain.back().module;
+      if (std::binary_search(c.modules.begin(), c.modules.end(), where)) ++n;
+    }
+    return n;
+  };
+  for (auto& c : r.components) {
+    c.failing_normal = count(c, normal);
+    c.failing_bare = count(c, bare);
+  }
+}
+
 void print_diagnostics(std::ostream& out, const Analysis& a) {
   for (const auto& d : a.diagnostics) {
     out << format_diagnostic(d) << "\n";
@@ -83,7 +101,15 @@ void print_cycles(std::ostream& out, const Analysis& a, const CycleReport& r) {
   for (std::size_t i = 0; i < r.components.size(); ++i) {
     const auto& c = r.components[i];
     out << "\nimport cycle " << (i + 1) << ": " << c.modules.size() << " modules, " << c.edges
-        << " edges, " << c.loops.size() << (c.loops.size() == 1 ? " loop" : " loops") << "\n";
+        << " edges, " << c.loops.size() << (c.loops.size() == 1 ? " loop" : " loops");
+    if (c.failing_normal >= 0) {
+      if (c.failing_normal == 0 && c.failing_bare == 0) {
+        out << "; harmless: no entry point fails";
+      } else {
+        out << "; entry points failing: " << c.failing_normal << " normal, " << c.failing_bare << " bare";
+      }
+    }
+    out << "\n";
     for (const auto& l : c.loops) {
       out << "  " << loop_text(a, l.modules) << "\n";
       for (const auto& h : l.hops) {
@@ -119,7 +145,10 @@ nlohmann::json analysis_json(const Analysis& a, const CycleReport& r) {
   for (const auto& c : r.components) {
     json mods = json::array();
     for (ModuleId m : c.modules) mods.push_back(name(m));
+    json failing = nullptr;
+    if (c.failing_normal >= 0) failing = {{"normal", c.failing_normal}, {"bare", c.failing_bare}};
     sccs.push_back({{"modules", mods},
+                    {"failing_entry_points", failing},
                     {"edges", c.edges},
                     {"loops", c.loops.size()},
                     {"loops_capped", c.capped},

@@ -26,6 +26,10 @@ struct ReportedLoop {
 
 struct ReportedComponent {
   std::vector<ModuleId> modules;
+  // Entry points (modules imported first) whose predicted circular-import failure
+  // happens inside this component, per entry mode; -1 when not simulated.
+  long failing_normal = -1;
+  long failing_bare = -1;
   std::size_t edges = 0;
   std::vector<ReportedLoop> loops;
   bool capped = false;
@@ -38,6 +42,10 @@ struct CycleReport {
 };
 
 CycleReport build_cycle_report(const Analysis& a, std::size_t max_loops);
+
+struct SimulationResult;
+// Counts, per component, the entry points whose failure happens inside it.
+void attach_failures(CycleReport& r, const SimulationResult& normal, const SimulationResult& bare);
 
 // A module as users read it in a loop: packages end in ".__init__".
 std::string display_name(const ModuleInfo& m);
