@@ -122,6 +122,11 @@ struct Event {
   std::string name;
   int line = 0;
   bool guarded = false;  // inside a try whose handler catches ImportError
+  // Function bodies only: the event sits under an if/for/while/try/with inside
+  // the function, so it may not run when the function does.
+  bool conditional = false;
+  // Use only: the name is bound by an import inside the same function body.
+  bool local = false;
 };
 
 struct ClassInfo {

@@ -147,8 +147,11 @@ class Interpreter {
     return std::nullopt;
   }
 
+  using Locals = std::unordered_map<std::string, ImportBinding>;
+
   MaybeFailure run_body(int file, int function, const std::vector<Event>& events) {
     const FileAnalysis& fa = a_.files[file];
+    Locals locals;  // names bound by imports inside this function call
     // A body of another module's function gets its own hop in the chain.
     bool pushed = !stack_.empty() && stack_.back().module != fa.module;
     if (pushed) stack_.push_back({fa.module, fa.source.display, 0});
@@ -158,7 +161,7 @@ class Interpreter {
       MaybeFailure f;
       switch (e.kind) {
         case Event::Kind::Import:
-          f = do_import(file, function, e);
+          f = do_import(file, function, e, locals);
           if (f && e.guarded) {
             unknown("a circular import failure is caught by try/except at " + where(file, e.line));
             f.reset();
@@ -168,11 +171,17 @@ class Interpreter {
           if (function < 0) sys_modules_[fa.module].bound.insert(e.name);
           break;
         case Event::Kind::Use:
-          f = check_use(file, e.name);
+          f = check_use(file, e.name, e.local ? &locals : nullptr);
           break;
         case Event::Kind::Call:
           f = do_call(file, function, e);
           break;
+      }
+      if (f && e.conditional) {
+        // A branch inside a function that runs at import time: it may not be taken.
+        unknown("a circular import in a conditional branch of " + fa.facts.functions[function].qualified_name +
+                "() at " + where(file, e.line) + " (" + f->message + ")");
+        f.reset();
       }
       if (f) {
         result = std::move(f);
@@ -200,7 +209,11 @@ class Interpreter {
     if (function < 0) sys_modules_[a_.files[file].module].bound.insert(name);
   }
 
-  MaybeFailure do_import(int file, int function, const Event& e) {
+  void bind_local(Locals& locals, const std::string& name, ModuleId module, std::string attr = {}) {
+    locals[name] = ImportBinding{module, std::move(attr)};
+  }
+
+  MaybeFailure do_import(int file, int function, const Event& e, Locals& locals) {
     const FileAnalysis& fa = a_.files[file];
     const ImportStatement& st = fa.facts.imports[e.import];
     const ResolvedImport& res = fa.resolved[e.import];
@@ -221,6 +234,8 @@ class Interpreter {
           dot = next + 1;
         }
         bind_here(file, function, alias.bound_name(false));
+        std::string target = alias.asname.empty() ? full.substr(0, full.find('.')) : full;
+        if (auto id = a_.modules.find(target)) bind_local(locals, alias.bound_name(false), *id);
       }
       return std::nullopt;
     }
@@ -264,15 +279,25 @@ class Interpreter {
         // can see (dynamic bindings); not a circular-import question.
       }
       bind_here(file, function, alias.bound_name(true));
+      if (auto sub = a_.modules.find(res.absolute_module + "." + alias.name))
+        bind_local(locals, alias.bound_name(true), *sub);
+      else
+        bind_local(locals, alias.bound_name(true), *x, alias.name);
     }
     return std::nullopt;
   }
 
   // `mod.attr` read at import time needs attr bound in mod.
-  MaybeFailure check_use(int file, const std::string& dotted) {
+  MaybeFailure check_use(int file, const std::string& dotted, const Locals* locals) {
     auto dot = dotted.find('.');
     if (dot == std::string::npos) return std::nullopt;
-    auto b = resolver_.binding(file, dotted.substr(0, dot));
+    std::optional<ImportBinding> b;
+    if (locals) {
+      auto it = locals->find(dotted.substr(0, dot));
+      if (it != locals->end()) b = it->second;
+    } else {
+      b = resolver_.binding(file, dotted.substr(0, dot));
+    }
     if (!b || !b->name.empty()) return std::nullopt;
     ModuleId cur = b->module;
     std::string rest = dotted.substr(dot + 1);
@@ -285,6 +310,11 @@ class Interpreter {
         auto sub = a_.modules.find(a_.modules[cur].name + "." + attr);
         if (!sub || !sys_modules_.count(*sub)) return std::nullopt;  // a value: not followed
         cur = *sub;
+      } else if (auto sub = a_.modules.find(a_.modules[cur].name + "." + attr);
+                 sub && sys_modules_.count(*sub) && sys_modules_[*sub].loading) {
+        // The submodule is loading: its parent gets the attribute only when it finishes.
+        return fail("AttributeError", "cannot access submodule '" + attr + "' of module '" + a_.modules[cur].name +
+                                          "' (most likely due to a circular import)");
       } else if (st->second.loading) {
         return fail("AttributeError", "partially initialized module '" + a_.modules[cur].name +
                                           "' has no attribute '" + attr +

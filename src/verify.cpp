@@ -1,0 +1,587 @@
+#include "verify.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace cyclefix {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Run as `python -c CODE MODE MODULE ROOT...`. It imports nothing that start-up
+// has not loaded already (no json: a first-party `json` package must not be
+// the standard library's), and binds what it needs before the module runs.
+// The result goes to a private duplicate of the original stdout; the module's
+// own output (fd 1 and 2) goes to /dev/null. It must not contain three single
+// quotes in a row: the pytest file embeds it in r'''...'''.
+constexpr std::string_view kChildCode = R"PY(import importlib, importlib.machinery, importlib.util, os, sys
+
+
+def _cyclefix_json_str(s):
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"' or ch == '\\':
+            out.append('\\' + ch)
+        elif 32 <= o < 127:
+            out.append(ch)
+        elif 0xD800 <= o < 0xE000:
+            out.append('\\ufffd')  # a lone surrogate is not valid JSON
+        elif o < 0x10000:
+            out.append('\\u%04x' % o)
+        else:
+            o -= 0x10000
+            out.append('\\u%04x\\u%04x' % (0xD800 + (o >> 10), 0xDC00 + (o & 0x3FF)))
+    out.append('"')
+    return "".join(out)
+
+
+def _cyclefix_import_first():
+    mode, module, roots = sys.argv[1], sys.argv[2], sys.argv[3:]
+    q, write, exit_now = _cyclefix_json_str, os.write, os._exit
+    out = os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    if sys.path and not getattr(sys.flags, "safe_path", False):
+        del sys.path[0]  # -c puts the current directory first
+    sys.path[0:0] = roots
+    sys.argv = [sys.argv[0]]
+    result = ("ok", "", "")
+    try:
+        if mode == "bare":
+            # Ancestor packages present, their __init__.py not run.
+            parts = module.split(".")
+            parent = None
+            for i in range(1, len(parts)):
+                name = ".".join(parts[:i])
+                pkg = sys.modules.get(name)
+                if pkg is None:
+                    path = None if parent is None else parent.__path__
+                    spec = importlib.machinery.PathFinder.find_spec(name, path)
+                    if spec is None:
+                        raise ModuleNotFoundError("No module named %r" % name, name=name)
+                    pkg = importlib.util.module_from_spec(spec)
+                    sys.modules[name] = pkg
+                    if parent is not None:
+                        setattr(parent, parts[i - 1], pkg)
+                if not hasattr(pkg, "__path__"):
+                    raise ModuleNotFoundError(
+                        "No module named %r; %r is not a package" % (module, name), name=module)
+                parent = pkg
+        elif mode != "normal":
+            raise ValueError("unknown entry mode %r" % mode)
+        importlib.import_module(module)
+    except BaseException as e:
+        t = type(e)
+        error_type = t.__qualname__
+        if t.__module__ not in ("builtins", "__main__"):
+            error_type = "%s.%s" % (t.__module__, t.__qualname__)
+        try:
+            message = str(e)
+        except BaseException:
+            message = "<unprintable %s>" % t.__qualname__
+        if len(message) > 4000:
+            message = message[:4000] + "..."
+        circular = isinstance(e, (ImportError, AttributeError)) and (
+            "partially initialized module" in message
+            or "(most likely due to a circular import)" in message)
+        result = ("circular" if circular else "other", error_type, message)
+    data = ('{"outcome": %s, "error_type": %s, "message": %s}\n' % tuple(q(x) for x in result)).encode("ascii")
+    while data:
+        data = data[write(out, data):]
+    exit_now(0)  # no atexit handlers, no waiting for threads the module started
+
+
+_cyclefix_import_first()
+)PY";
+
+std::string format_seconds(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+
+// Moves a descriptor above 2 so that dup2 onto 0-2 in the child never aliases it.
+int raise_fd(int fd) {
+  if (fd > 2) return fd;
+  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
+}
+
+bool make_pipe(int fds[2]) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+  fds[0] = raise_fd(fds[0]);
+  fds[1] = raise_fd(fds[1]);
+  if (fds[0] < 0 || fds[1] < 0) {
+    if (fds[0] >= 0) ::close(fds[0]);
+    if (fds[1] >= 0) ::close(fds[1]);
+    return false;
+  }
+  return true;
+}
+
+struct ChildRun {
+  std::string spawn_error;  // non-empty: never ran
+  bool timed_out = false;
+  int wait_status = 0;
+  std::string out;  // the child's stdout (the result line)
+  std::string err;  // the tail of its stderr (interpreter start-up errors)
+};
+
+using Clock = std::chrono::steady_clock;
+
+ChildRun run_child(const std::string& python, const std::vector<std::string>& args,
+                   char* const* envp, double timeout_s) {
+  ChildRun run;
+  int out_pipe[2], err_pipe[2];
+  if (!make_pipe(out_pipe)) {
+    run.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return run;
+  }
+  if (!make_pipe(err_pipe)) {
+    run.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    return run;
+  }
+
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(python.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2})
+    sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills what it started too
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                      POSIX_SPAWN_SETPGROUP);
+
+  pid_t pid = -1;
+  const bool search = python.find('/') == std::string::npos;
+  int rc = search ? ::posix_spawnp(&pid, python.c_str(), &actions, &attr, argv.data(), envp)
+                  : ::posix_spawn(&pid, python.c_str(), &actions, &attr, argv.data(), envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (rc != 0) {
+    run.spawn_error = "cannot run '" + python + "': " + std::strerror(rc);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    return run;
+  }
+  const auto start = Clock::now();
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+
+  ::fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+  constexpr std::size_t kErrTail = 4096;
+  char buf[8192];
+  auto drain = [&](int fd, std::string& into, bool tail) -> bool {  // false at EOF
+    for (;;) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n > 0) {
+        into.append(buf, static_cast<std::size_t>(n));
+        if (tail && into.size() > 2 * kErrTail) into.erase(0, into.size() - kErrTail);
+        continue;
+      }
+      if (n == 0) return false;
+      if (errno == EINTR) continue;
+      return true;  // EAGAIN
+    }
+  };
+
+  // Read until the result line is complete, its pipe closes, or time runs out.
+  bool out_open = true, err_open = true;
+  while (out_open && run.out.find('\n') == std::string::npos) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      run.timed_out = true;
+      break;
+    }
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_open ? err_pipe[0] : -1, POLLIN, 0}};
+    int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n < 0 && errno != EINTR) break;
+    if (n <= 0) continue;
+    if (fds[0].revents) out_open = drain(out_pipe[0], run.out, false);
+    if (err_open && fds[1].revents) err_open = drain(err_pipe[0], run.err, true);
+  }
+
+  // Reap it; it exits right after reporting, so this waits only on a stuck child.
+  bool reaped = false;
+  while (!run.timed_out) {
+    pid_t w = ::waitpid(pid, &run.wait_status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) {
+      reaped = true;
+      break;
+    }
+    if (Clock::now() >= deadline) {
+      run.timed_out = run.out.find('\n') == std::string::npos;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (!reaped) {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &run.wait_status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (err_open) drain(err_pipe[0], run.err, true);
+  if (out_open) drain(out_pipe[0], run.out, false);
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  if (run.err.size() > kErrTail) run.err.erase(0, run.err.size() - kErrTail);
+  return run;
+}
+
+// The interpreter behind `python`, asked once per process (and working
+// directory and PATH, which pick what a name or a pyenv shim means): a wrapper
+// such as a pyenv shim costs several shell starts per module otherwise.
+std::string resolve_python(const std::string& python, char* const* envp, double timeout_s) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache;
+  std::error_code ec;
+  const char* path_env = std::getenv("PATH");
+  std::string key = python + '\0' + fs::current_path(ec).string() + '\0' + (path_env ? path_env : "");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  std::string resolved = python;
+  ChildRun probe = run_child(python, {"-c", "import sys; sys.stdout.write(sys.executable + '\\n')"}, envp,
+                             std::max(timeout_s, 10.0));
+  auto nl = probe.out.find('\n');
+  if (probe.spawn_error.empty() && !probe.timed_out && nl != std::string::npos && probe.out[0] == '/' &&
+      ::access(probe.out.substr(0, nl).c_str(), X_OK) == 0)
+    resolved = probe.out.substr(0, nl);
+  else if (!probe.spawn_error.empty())
+    return resolved;  // not cached: the caller reports the spawn error per module
+  std::lock_guard<std::mutex> lock(mu);
+  cache.emplace(key, resolved);
+  return resolved;
+}
+
+std::string trim(std::string s) {
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+VerifyResult classify(const std::string& module, const ChildRun& run, double timeout_s) {
+  VerifyResult r;
+  r.module = module;
+  r.outcome = ImportOutcome::Other;
+  if (!run.spawn_error.empty()) {
+    r.error_type = "SpawnError";
+    r.message = run.spawn_error;
+    return r;
+  }
+  if (run.timed_out) {
+    r.error_type = "Timeout";
+    r.message = "timed out after " + format_seconds(timeout_s) + " s";
+    return r;
+  }
+  auto nl = run.out.find('\n');
+  if (nl != std::string::npos) {
+    auto j = nlohmann::json::parse(run.out.substr(0, nl), nullptr, false);
+    if (j.is_object() && j.contains("outcome") && j["outcome"].is_string()) {
+      const std::string outcome = j["outcome"].get<std::string>();
+      r.outcome = outcome == "ok"         ? ImportOutcome::Ok
+                  : outcome == "circular" ? ImportOutcome::Circular
+                                          : ImportOutcome::Other;
+      if (j.contains("error_type") && j["error_type"].is_string()) r.error_type = j["error_type"];
+      if (j.contains("message") && j["message"].is_string()) r.message = j["message"];
+      return r;
+    }
+  }
+  r.error_type = "InterpreterExit";
+  if (WIFSIGNALED(run.wait_status)) {
+    int sig = WTERMSIG(run.wait_status);
+    const char* name = ::strsignal(sig);
+    r.message = "interpreter killed by signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
+  } else {
+    r.message = "interpreter exited with status " + std::to_string(WEXITSTATUS(run.wait_status)) +
+                " without reporting a result";
+  }
+  std::string err = trim(run.err);
+  if (!err.empty()) {
+    auto last = err.rfind('\n');
+    r.message += ": " + (last == std::string::npos ? err : err.substr(last + 1));
+  }
+  return r;
+}
+
+// Python string literal (UTF-8 source); non-ASCII text passes through.
+std::string py_str(std::string_view s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\': o += "\\\\"; break;
+      case '"': o += "\\\""; break;
+      case '\n': o += "\\n"; break;
+      case '\r': o += "\\r"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          static const char* hex = "0123456789abcdef";
+          o += "\\x";
+          o += hex[c >> 4];
+          o += hex[c & 15];
+        } else {
+          o += static_cast<char>(c);
+        }
+    }
+  }
+  return o + "\"";
+}
+
+// `root` as written into the pytest file.
+std::string pytest_root(const std::string& root, const fs::path& file_dir) {
+  if (file_dir.empty()) return root;
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(fs::absolute(root), ec);
+  if (ec) r = fs::absolute(root).lexically_normal();
+  fs::path d = fs::weakly_canonical(fs::absolute(file_dir), ec);
+  if (ec) d = fs::absolute(file_dir).lexically_normal();
+  // Relative only when they share more than "/": a path into another tree
+  // (site-packages, another checkout) stays absolute.
+  std::size_t common = 0;
+  for (auto ri = r.begin(), di = d.begin(); ri != r.end() && di != d.end() && *ri == *di; ++ri, ++di)
+    ++common;
+  if (common <= 1) return r.generic_string();
+  fs::path rel = r.lexically_relative(d);
+  if (rel.empty()) return r.generic_string();
+  std::string s = rel.generic_string();
+  return s.empty() ? "." : s;
+}
+
+}  // namespace
+
+std::string_view verify_child_code() { return kChildCode; }
+
+std::string_view to_string(ImportOutcome o) {
+  switch (o) {
+    case ImportOutcome::Ok: return "ok";
+    case ImportOutcome::Circular: return "circular";
+    case ImportOutcome::Other: return "other";
+  }
+  return "other";
+}
+
+std::optional<EntryMode> parse_entry_mode(std::string_view s) {
+  if (s == "normal") return EntryMode::Normal;
+  if (s == "bare") return EntryMode::Bare;
+  return std::nullopt;
+}
+
+std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules,
+                                         const std::vector<std::string>& sys_path_roots,
+                                         const VerifyOptions& options) {
+  std::vector<VerifyResult> results(modules.size());
+  if (modules.empty()) return results;
+
+  // The environment, once: PYTHONPATH (and anything that would make the
+  // interpreter interactive or change what -c runs) out, bytecode writing off.
+  std::vector<std::string> env_storage;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    auto key = kv.substr(0, kv.find('='));
+    if (key == "PYTHONPATH" || key == "PYTHONDONTWRITEBYTECODE" || key == "PYTHONINSPECT" ||
+        key == "PYTHONSTARTUP")
+      continue;
+    env_storage.emplace_back(kv);
+  }
+  env_storage.emplace_back("PYTHONDONTWRITEBYTECODE=1");
+  std::vector<char*> envp;
+  for (auto& kv : env_storage) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+
+  std::vector<std::string> roots;
+  for (const auto& r : sys_path_roots) roots.push_back(fs::absolute(r).lexically_normal().string());
+  const std::string code(kChildCode);
+  const std::string mode(to_string(options.mode));
+
+  const std::string python = resolve_python(options.python, envp.data(), options.timeout_s);
+
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, modules.size()));
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < modules.size();) {
+      std::vector<std::string> args = {"-c", code, mode, modules[i]};
+      args.insert(args.end(), roots.begin(), roots.end());
+      ChildRun run = run_child(python, args, envp.data(), options.timeout_s);
+      results[i] = classify(modules[i], run, options.timeout_s);
+    }
+  };
+  if (jobs <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
+    for (auto& t : threads) t.join();
+  }
+  return results;
+}
+
+nlohmann::json verify_json(const std::vector<VerifyResult>& results, const VerifyOptions& options) {
+  nlohmann::json j;
+  j["entry_mode"] = std::string(to_string(options.mode));
+  j["python"] = options.python;
+  j["results"] = nlohmann::json::array();
+  std::size_t ok = 0, circular = 0, other = 0;
+  for (const auto& r : results) {
+    j["results"].push_back({{"module", r.module},
+                            {"outcome", std::string(to_string(r.outcome))},
+                            {"error_type", r.error_type},
+                            {"message", r.message}});
+    (r.outcome == ImportOutcome::Ok ? ok : r.outcome == ImportOutcome::Circular ? circular : other)++;
+  }
+  j["counts"] = {{"ok", ok}, {"circular", circular}, {"other", other}};
+  return j;
+}
+
+std::string pytest_file(const std::vector<std::string>& modules,
+                        const std::vector<std::string>& sys_path_roots,
+                        const PytestFileOptions& options) {
+  std::string o;
+  o += R"PY(# Generated by cyclefix: import-cycle regression test.
+"""Imports each module first, in a fresh interpreter, in two ways.
+
+normal: as any plain import does, its parent packages' __init__.py run first.
+bare:   its parent packages are present but their __init__.py bodies have not
+        run, which is what lazy imports (Cinder, PEP 810) see.
+
+A circular-import error ("partially initialized module") fails the test; any
+other error (a missing third-party dependency, say) skips it. Without pytest,
+run it as a script: python3 <this file>.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+try:
+    import pytest
+except ImportError:  # still runs as a plain script
+    pytest = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Source roots, relative to this file's directory (or absolute); first on sys.path.
+ROOTS = [os.path.normpath(os.path.join(HERE, root)) for root in [
+)PY";
+  for (const auto& r : sys_path_roots) o += "    " + py_str(pytest_root(r, options.file_dir)) + ",\n";
+  o += "]]\n\nMODULES = [\n";
+  for (const auto& m : modules) o += "    " + py_str(m) + ",\n";
+  o += "]\n\nMODES = [\"normal\", \"bare\"]\n\nTIMEOUT = " + format_seconds(options.timeout_s) + "\n\n";
+  o += "# What each fresh interpreter runs: python -c _CHILD MODE MODULE ROOT...\n";
+  o += "_CHILD = r'''";
+  o += kChildCode;
+  o += R"PY('''
+
+
+def import_first(module, mode):
+    """Imports `module` first in a fresh interpreter: (outcome, error_type, message)."""
+    env = dict(os.environ)
+    for key in ("PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP"):
+        env.pop(key, None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    try:
+        proc = subprocess.run([sys.executable, "-c", _CHILD, mode, module] + ROOTS,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "other", "Timeout", "timed out after %s s" % TIMEOUT
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        try:
+            result = json.loads(line)
+            return result["outcome"], result["error_type"], result["message"]
+        except (ValueError, KeyError, TypeError):
+            break
+    err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return ("other", "InterpreterExit", "interpreter exited with status %d without reporting a result%s"
+            % (proc.returncode, ": " + err[-1] if err else ""))
+
+
+def describe(module, mode, error_type, message):
+    return "%s (%s entry): %s: %s" % (module, mode, error_type, message)
+
+
+if pytest is not None:
+    @pytest.mark.parametrize("module,mode", [(m, mode) for m in MODULES for mode in MODES],
+                             ids=["%s-%s" % (m, mode) for m in MODULES for mode in MODES])
+    def test_no_circular_import(module, mode):
+        outcome, error_type, message = import_first(module, mode)
+        if outcome == "circular":
+            pytest.fail("circular import: " + describe(module, mode, error_type, message),
+                        pytrace=False)
+        if outcome != "ok":
+            pytest.skip("does not import for another reason: "
+                        + describe(module, mode, error_type, message))
+
+
+def main():
+    passed = failed = skipped = 0
+    for module in MODULES:
+        for mode in MODES:
+            outcome, error_type, message = import_first(module, mode)
+            if outcome == "ok":
+                passed += 1
+            elif outcome == "circular":
+                failed += 1
+                print("FAILED circular import: " + describe(module, mode, error_type, message))
+            else:
+                skipped += 1
+                print("SKIPPED " + describe(module, mode, error_type, message))
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)PY";
+  return o;
+}
+
+}  // namespace cyclefix
