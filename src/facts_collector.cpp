@@ -8,6 +8,7 @@
 // end only candidates naming a module-level import binding are kept.
 
 #include <algorithm>
+#include <forward_list>
 #include <cstring>
 #include <set>
 #include <string>
@@ -59,11 +60,174 @@ std::vector<std::string> ImportStatement::bound_names() const {
 
 namespace {
 
-using ts::field;
-using ts::is;
-using ts::type;
-
 constexpr int kMaxDepth = 1500;
+
+// ---- the grammar's symbols and fields, looked up once -------------------------
+
+// Node types the collector tells apart. A node's kind comes from a table indexed
+// by its symbol id, built from the symbol names: the same answers as comparing
+// ts_node_type strings, without the string compares.
+enum Kind : uint8_t {
+  kOther,
+  kAliasedImport, kArgumentList, kAsPatternTarget, kAssignment, kAsync, kAttribute,
+  kAugmentedAssignment, kBlock, kCall, kCaseClause, kClassDefinition, kComment,
+  kDecoratedDefinition, kDecorator, kDefaultParameter, kDeleteStatement,
+  kDictionaryComprehension, kDictionarySplatPattern, kDottedName, kElifClause, kElseClause,
+  kError, kExceptClause, kExceptGroupClause, kExpressionStatement, kFinallyClause, kForInClause,
+  kForStatement, kFunctionDefinition, kFutureImportStatement, kGeneratorExpression,
+  kGlobalStatement, kIdentifier, kIfStatement, kImportFromStatement, kImportPrefix,
+  kImportStatement, kInterpolation, kKeywordArgument, kLambda, kList, kListComprehension,
+  kListSplatPattern, kMatchStatement, kModule, kNamedExpression, kNonlocalStatement,
+  kNotOperator, kParenthesizedExpression, kRelativeImport, kSetComprehension, kString,
+  kStringContent, kSubscript, kTryStatement, kTuple, kTuplePattern, kType,
+  kTypedDefaultParameter, kTypedParameter, kWhileStatement, kWildcardImport, kWithStatement,
+};
+
+constexpr std::pair<std::string_view, Kind> kKindNames[] = {
+    {"aliased_import", kAliasedImport},
+    {"argument_list", kArgumentList},
+    {"as_pattern_target", kAsPatternTarget},
+    {"assignment", kAssignment},
+    {"async", kAsync},
+    {"attribute", kAttribute},
+    {"augmented_assignment", kAugmentedAssignment},
+    {"block", kBlock},
+    {"call", kCall},
+    {"case_clause", kCaseClause},
+    {"class_definition", kClassDefinition},
+    {"comment", kComment},
+    {"decorated_definition", kDecoratedDefinition},
+    {"decorator", kDecorator},
+    {"default_parameter", kDefaultParameter},
+    {"delete_statement", kDeleteStatement},
+    {"dictionary_comprehension", kDictionaryComprehension},
+    {"dictionary_splat_pattern", kDictionarySplatPattern},
+    {"dotted_name", kDottedName},
+    {"elif_clause", kElifClause},
+    {"else_clause", kElseClause},
+    {"ERROR", kError},
+    {"except_clause", kExceptClause},
+    {"except_group_clause", kExceptGroupClause},
+    {"expression_statement", kExpressionStatement},
+    {"finally_clause", kFinallyClause},
+    {"for_in_clause", kForInClause},
+    {"for_statement", kForStatement},
+    {"function_definition", kFunctionDefinition},
+    {"future_import_statement", kFutureImportStatement},
+    {"generator_expression", kGeneratorExpression},
+    {"global_statement", kGlobalStatement},
+    {"identifier", kIdentifier},
+    {"if_statement", kIfStatement},
+    {"import_from_statement", kImportFromStatement},
+    {"import_prefix", kImportPrefix},
+    {"import_statement", kImportStatement},
+    {"interpolation", kInterpolation},
+    {"keyword_argument", kKeywordArgument},
+    {"lambda", kLambda},
+    {"list", kList},
+    {"list_comprehension", kListComprehension},
+    {"list_splat_pattern", kListSplatPattern},
+    {"match_statement", kMatchStatement},
+    {"module", kModule},
+    {"named_expression", kNamedExpression},
+    {"nonlocal_statement", kNonlocalStatement},
+    {"not_operator", kNotOperator},
+    {"parenthesized_expression", kParenthesizedExpression},
+    {"relative_import", kRelativeImport},
+    {"set_comprehension", kSetComprehension},
+    {"string", kString},
+    {"string_content", kStringContent},
+    {"subscript", kSubscript},
+    {"try_statement", kTryStatement},
+    {"tuple", kTuple},
+    {"tuple_pattern", kTuplePattern},
+    {"type", kType},
+    {"typed_default_parameter", kTypedDefaultParameter},
+    {"typed_parameter", kTypedParameter},
+    {"while_statement", kWhileStatement},
+    {"wildcard_import", kWildcardImport},
+    {"with_statement", kWithStatement},
+};
+
+Kind kind_of_name(std::string_view name) {
+  for (const auto& [n, k] : kKindNames)
+    if (n == name) return k;
+  return kOther;
+}
+
+// Expressions (and statements made only of expressions): a name they bind can
+// only come from a walrus `:=` or an `as` pattern.
+constexpr std::string_view kExpressionNames[] = {
+    "argument_list", "assert_statement", "attribute", "await", "binary_operator",
+    "boolean_operator", "call", "comparison_operator", "concatenated_string",
+    "conditional_expression", "dictionary", "dictionary_splat", "ellipsis", "expression_list",
+    "false", "float", "integer", "keyword_argument", "list", "list_splat", "none", "not_operator",
+    "pair", "parenthesized_expression", "raise_statement", "return_statement", "set", "slice",
+    "string", "subscript", "true", "tuple", "unary_operator", "yield",
+};
+
+struct Grammar {
+  std::vector<Kind> kinds;  // symbol id -> kind
+  std::vector<bool> expression;  // symbol id -> one of kExpressionNames
+  TSFieldId alias, argument, arguments, attribute, body, condition, consequence, definition,
+      function, left, module_name, name, object, parameters, return_type, right, superclasses,
+      type, value;
+
+  Grammar() {
+    const TSLanguage* lang = tree_sitter_python();
+    // symbol_count includes the aliases' symbols.
+    uint32_t n = ts_language_symbol_count(lang);
+    kinds.resize(n, kOther);
+    expression.resize(n, false);
+    for (uint32_t s = 0; s < n; ++s) {
+      const char* nm = ts_language_symbol_name(lang, static_cast<TSSymbol>(s));
+      if (!nm) continue;
+      kinds[s] = kind_of_name(nm);
+      for (std::string_view e : kExpressionNames) expression[s] = expression[s] || e == nm;
+    }
+    auto f = [&](std::string_view name) {
+      return ts_language_field_id_for_name(lang, name.data(), static_cast<uint32_t>(name.size()));
+    };
+    alias = f("alias");
+    argument = f("argument");
+    arguments = f("arguments");
+    attribute = f("attribute");
+    body = f("body");
+    condition = f("condition");
+    consequence = f("consequence");
+    definition = f("definition");
+    function = f("function");
+    left = f("left");
+    module_name = f("module_name");
+    name = f("name");
+    object = f("object");
+    parameters = f("parameters");
+    return_type = f("return_type");
+    right = f("right");
+    superclasses = f("superclasses");
+    type = f("type");
+    value = f("value");
+  }
+
+  bool is_expression(TSNode n) const {
+    TSSymbol s = ts_node_symbol(n);
+    return s < expression.size() && expression[s];
+  }
+
+  // The kind of a non-null node.
+  Kind kind(TSNode n) const {
+    TSSymbol s = ts_node_symbol(n);
+    if (s < kinds.size()) return kinds[s];
+    return kind_of_name(ts_node_type(n));  // the built-in ERROR symbols
+  }
+};
+
+const Grammar& grammar() {
+  static const Grammar g;
+  return g;
+}
+
+using ts::field;
 
 enum class ScopeKind { Module, Class, Function, Lambda, Comprehension };
 
@@ -71,9 +235,37 @@ struct Scope {
   ScopeKind kind;
   std::string qualified;       // "Foo.bar"
   std::string function;        // innermost enclosing function's qualified name
-  std::unordered_set<std::string> locals;
-  std::unordered_set<std::string> globals;
+  // Sorted and unique once the scope is pushed; views into the source or into
+  // Collector::owned_.
+  std::vector<std::string_view> locals;
+  std::vector<std::string_view> globals;
+  std::vector<std::string_view> import_locals;  // locals bound by imports in the body
 };
+
+void sort_unique(std::vector<std::string_view>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+bool is_identifier_byte(char c) {
+  unsigned char u = static_cast<unsigned char>(c);
+  return u >= 0x80 || std::isalnum(u) || u == '_';
+}
+
+// Could source text `t` hold a walrus or an `as` pattern (the only ways an
+// expression binds a name)? False positives only cost time.
+bool may_bind(std::string_view t) {
+  if (t.find(":=") != std::string_view::npos) return true;
+  for (std::size_t i = t.find("as"); i != std::string_view::npos; i = t.find("as", i + 1)) {
+    if ((i == 0 || !is_identifier_byte(t[i - 1])) && (i + 2 >= t.size() || !is_identifier_byte(t[i + 2])))
+      return true;
+  }
+  return false;
+}
+
+bool contains(const std::vector<std::string_view>& sorted, std::string_view name) {
+  return std::binary_search(sorted.begin(), sorted.end(), name);
+}
 
 // The evaluation context of the node being visited.
 struct Ctx {
@@ -89,62 +281,60 @@ struct Ctx {
   const char* where = "module level";
 };
 
-bool is_comprehension(TSNode n) {
-  auto t = type(n);
-  return t == "list_comprehension" || t == "set_comprehension" ||
-         t == "dictionary_comprehension" || t == "generator_expression";
-}
-
-// Exception names that make a try/except swallow a failing import.
-bool catches_import_error(TSNode handler, std::string_view src) {
-  uint32_t nc = ts_node_named_child_count(handler);
-  bool has_value = false;
-  for (uint32_t i = 0; i < nc; ++i) {
-    TSNode c = ts_node_named_child(handler, i);
-    if (is(c, "block")) continue;
-    has_value = true;
-    auto t = ts::text(c, src);
-    for (const char* name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}) {
-      if (t.find(name) != std::string_view::npos) return true;
-    }
-  }
-  return !has_value;  // bare `except:`
-}
-
-// `TYPE_CHECKING`, `typing.TYPE_CHECKING`, `t.TYPE_CHECKING`; 1 = true branch guarded,
-// -1 = `not TYPE_CHECKING`, 0 = not a TYPE_CHECKING test.
-int type_checking_test(TSNode cond, std::string_view src) {
-  if (is(cond, "parenthesized_expression") && ts_node_named_child_count(cond) == 1)
-    return type_checking_test(ts_node_named_child(cond, 0), src);
-  if (is(cond, "identifier")) return ts::text(cond, src) == "TYPE_CHECKING" ? 1 : 0;
-  if (is(cond, "attribute")) {
-    return ts::text(field(cond, "attribute"), src) == "TYPE_CHECKING" ? 1 : 0;
-  }
-  if (is(cond, "not_operator")) return -type_checking_test(field(cond, "argument"), src);
-  return 0;
-}
-
 class Collector {
  public:
-  Collector(std::string_view src, ModuleFacts& out) : src_(src), out_(out) {}
+  // With `prefilter`, identifiers that no module-level import binds are dropped
+  // before any work (they could only be dropped at the end anyway).
+  Collector(std::string_view src, ModuleFacts& out, ts::ChildPool& pool, bool prefilter)
+      : g_(grammar()), src_(src), out_(out), pool_(pool), prefilter_(prefilter) {
+    pool_.clear_memo();  // it described another tree
+  }
+  ~Collector() { pool_.clear_memo(); }
 
-  void run(TSNode root) {
+  // False when the pre-pass missed a name that a module-level import binds: the
+  // facts are then incomplete and the caller collects again without the filter.
+  bool run(TSNode root) {
+    if (prefilter_) collect_import_names(root, 0);
     scopes_.push_back(Scope{ScopeKind::Module, "", "", {}, {}});
     Ctx ctx;
     visit_block(root, ctx, 0);
+    if (prefilter_) {
+      for (const auto& n : module_import_names_)
+        if (!maybe_imported_.count(n)) return false;
+    }
     finish();
+    return true;
   }
 
  private:
+  const Grammar& g_;
   std::string_view src_;
   ModuleFacts& out_;
+  ts::ChildPool& pool_;
+  bool prefilter_;
   std::vector<Scope> scopes_;
   std::vector<NameUse> candidates_;
   std::unordered_set<std::string> module_import_names_;
+  // Names bound by import statements that may run in the module scope (a
+  // superset of module_import_names_), from the pre-pass.
+  std::unordered_set<std::string_view> maybe_imported_;
+  std::forward_list<std::string> owned_;  // storage for names that are not source text
+  std::vector<std::string_view> attr_chain_;  // scratch: attribute names, outermost first
   bool depth_reported_ = false;
+  bool memoize_ = false;
+  int open_functions_ = 0;  // function scopes on scopes_
   // Where events go: -1 the module body, >= 0 a function's body, -2 nowhere
   // (lambda bodies, which run only if called through a name we cannot follow).
   std::vector<int> sinks_{-1};
+
+  Kind kind(TSNode n) const { return g_.kind(n); }
+  bool is(TSNode n, Kind k) const { return !ts_node_is_null(n) && g_.kind(n) == k; }
+  // While a function body is scanned for its local names, the child lists are
+  // memoized for the visit that follows.
+  ts::ChildList named(TSNode n) { return memoize_ ? pool_.named_memo(n) : pool_.named(n); }
+  std::string_view view(TSNode n) const { return ts::text(n, src_); }
+  std::string text(TSNode n) const { return std::string(ts::text(n, src_)); }
+  std::string_view own(std::string s) { return owned_.emplace_front(std::move(s)); }
 
   void emit(const Ctx& ctx, Event::Kind kind, std::string name, int line, int import = -1) {
     if (ctx.type_checking) return;
@@ -156,21 +346,23 @@ class Collector {
     e.line = line;
     e.import = import;
     e.guarded = ctx.in_try && ctx.guards_import_error;
+    // Inside a function, an if/elif/else or try body may not run when the function does.
+    e.conditional = ctx.deferred && (ctx.conditional || ctx.in_try);
     (sink == -1 ? out_.events : out_.functions[sink].events).push_back(std::move(e));
   }
 
   // "f", "a.b.f" for identifier/attribute chains of identifiers; "" otherwise.
   std::string callee_text(TSNode fn) const {
-    if (is(fn, "identifier")) return text(fn);
-    if (is(fn, "attribute")) {
-      std::string obj = callee_text(field(fn, "object"));
+    if (is(fn, kIdentifier)) return text(fn);
+    if (is(fn, kAttribute)) {
+      std::string obj = callee_text(field(fn, g_.object));
       if (obj.empty()) return {};
-      return obj + "." + text(field(fn, "attribute"));
+      obj += '.';
+      obj += view(field(fn, g_.attribute));
+      return obj;
     }
     return {};
   }
-
-  std::string text(TSNode n) const { return std::string(ts::text(n, src_)); }
 
   bool too_deep(TSNode n, int depth) {
     if (depth < kMaxDepth) return false;
@@ -181,6 +373,79 @@ class Collector {
            "nesting too deep to analyse below this point"});
     }
     return true;
+  }
+
+  // Exception names that make a try/except swallow a failing import.
+  bool catches_import_error(TSNode handler) {
+    bool has_value = false;
+    for (TSNode c : named(handler)) {
+      if (is(c, kBlock)) continue;
+      has_value = true;
+      auto t = view(c);
+      for (const char* name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}) {
+        if (t.find(name) != std::string_view::npos) return true;
+      }
+    }
+    return !has_value;  // bare `except:`
+  }
+
+  // `TYPE_CHECKING`, `typing.TYPE_CHECKING`, `t.TYPE_CHECKING`; 1 = true branch guarded,
+  // -1 = `not TYPE_CHECKING`, 0 = not a TYPE_CHECKING test.
+  int type_checking_test(TSNode cond) const {
+    if (ts_node_is_null(cond)) return 0;
+    switch (kind(cond)) {
+      case kParenthesizedExpression:
+        if (ts_node_named_child_count(cond) == 1) return type_checking_test(ts_node_named_child(cond, 0));
+        return 0;
+      case kIdentifier: return view(cond) == "TYPE_CHECKING" ? 1 : 0;
+      case kAttribute: return view(field(cond, g_.attribute)) == "TYPE_CHECKING" ? 1 : 0;
+      case kNotOperator: return -type_checking_test(field(cond, g_.argument));
+      default: return 0;
+    }
+  }
+
+  // Only an f-string (an `f` in the prefix before its quote) has interpolations.
+  // Its other children (string_start, string_content, ...) hold nothing to visit.
+  bool may_interpolate(TSNode str) const {
+    if (ts_node_has_error(str)) return true;
+    std::string_view t = view(str);
+    for (char c : t) {
+      if (c == '"' || c == '\'') return false;
+      if (c == 'f' || c == 'F') return true;
+    }
+    return true;
+  }
+
+  // ---- the pre-pass -----------------------------------------------------------
+
+  // Names bound by import statements that can run in the module scope: imports
+  // sit in module-level statements, possibly nested in compound statements, but
+  // never in expressions (unless the parse has errors) nor in function or class
+  // bodies (whose imports are not module names).
+  void collect_import_names(TSNode n, int depth) {
+    if (depth > kMaxDepth + 8) return;  // run() notices anything missed
+    for (TSNode c : named(n)) {
+      switch (kind(c)) {
+        case kImportStatement:
+        case kImportFromStatement: {
+          ImportStatement st;
+          parse_import(c, st);
+          for (auto& b : st.bound_names()) {
+            if (!maybe_imported_.count(b)) maybe_imported_.insert(own(std::move(b)));
+          }
+          break;
+        }
+        case kBlock: case kIfStatement: case kElifClause: case kElseClause: case kTryStatement:
+        case kExceptClause: case kExceptGroupClause: case kFinallyClause: case kWithStatement:
+        case kForStatement: case kWhileStatement: case kMatchStatement: case kCaseClause:
+        case kError:
+          collect_import_names(c, depth + 1);
+          break;
+        default:
+          if (ts_node_has_error(c)) collect_import_names(c, depth + 1);
+          break;
+      }
+    }
   }
 
   // ---- scopes -------------------------------------------------------------
@@ -199,61 +464,55 @@ class Collector {
 
   const std::string& current_function() const { return scopes_.back().function; }
 
-  std::string current_scope_name() const {
+  const std::string& current_scope_name() const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       if (it->kind == ScopeKind::Function || it->kind == ScopeKind::Class ||
           it->kind == ScopeKind::Module)
         return it->qualified;
     }
-    return {};
+    return scopes_.front().qualified;  // the module scope, always there
   }
 
   // Does `name`, looked up from the innermost scope, resolve to the module scope?
-  bool resolves_to_module(const std::string& name) const {
+  bool resolves_to_module(std::string_view name) const {
     for (std::size_t i = scopes_.size(); i-- > 1;) {
       const Scope& s = scopes_[i];
       // Class scopes are visible only to code directly in the class body.
       if (s.kind == ScopeKind::Class && i != scopes_.size() - 1) continue;
-      if (s.globals.count(name)) return true;
-      if (s.kind != ScopeKind::Class && s.locals.count(name)) return false;
+      if (contains(s.globals, name)) return true;
+      if (s.kind != ScopeKind::Class && contains(s.locals, name)) return false;
     }
     return true;
   }
 
   // ---- local-name collection for a function/lambda/comprehension ----------
 
-  void collect_store_names(TSNode target, std::unordered_set<std::string>& into) {
+  void collect_store_names(TSNode target, std::vector<std::string_view>& into) {
     if (ts_node_is_null(target)) return;
-    auto t = type(target);
-    if (t == "identifier") {
-      into.insert(text(target));
-    } else if (t == "attribute" || t == "subscript") {
-      return;
-    } else {
-      uint32_t nc = ts_node_named_child_count(target);
-      for (uint32_t i = 0; i < nc; ++i) collect_store_names(ts_node_named_child(target, i), into);
+    switch (kind(target)) {
+      case kIdentifier: into.push_back(view(target)); return;
+      case kAttribute:
+      case kSubscript: return;
+      default:
+        for (TSNode c : named(target)) collect_store_names(c, into);
     }
   }
 
   void collect_parameters(TSNode params, Scope& s) {
     if (ts_node_is_null(params)) return;
-    uint32_t nc = ts_node_named_child_count(params);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode p = ts_node_named_child(params, i);
-      auto t = type(p);
-      if (t == "identifier") {
-        s.locals.insert(text(p));
-      } else if (t == "default_parameter" || t == "typed_default_parameter") {
-        collect_store_names(field(p, "name"), s.locals);
-      } else if (t == "typed_parameter") {
-        uint32_t k = ts_node_named_child_count(p);
-        for (uint32_t j = 0; j < k; ++j) {
-          TSNode c = ts_node_named_child(p, j);
-          if (!is(c, "type")) collect_store_names(c, s.locals);
-        }
-      } else if (t == "list_splat_pattern" || t == "dictionary_splat_pattern" ||
-                 t == "tuple_pattern") {
-        collect_store_names(p, s.locals);
+    for (TSNode p : named(params)) {
+      switch (kind(p)) {
+        case kIdentifier: s.locals.push_back(view(p)); break;
+        case kDefaultParameter:
+        case kTypedDefaultParameter: collect_store_names(field(p, g_.name), s.locals); break;
+        case kTypedParameter:
+          for (TSNode c : named(p))
+            if (!is(c, kType)) collect_store_names(c, s.locals);
+          break;
+        case kListSplatPattern:
+        case kDictionarySplatPattern:
+        case kTuplePattern: collect_store_names(p, s.locals); break;
+        default: break;
       }
     }
   }
@@ -262,105 +521,111 @@ class Collector {
   // own names are their business, but counting the nested definitions' names).
   void collect_locals(TSNode n, Scope& s, int depth) {
     if (depth > kMaxDepth) return;
-    auto t = type(n);
-    if (t == "function_definition" || t == "class_definition") {
-      s.locals.insert(text(field(n, "name")));
-      return;
+    Kind k = kind(n);
+    switch (k) {
+      case kFunctionDefinition:
+      case kClassDefinition: s.locals.push_back(view(field(n, g_.name))); return;
+      case kLambda: return;
+      case kListComprehension:
+      case kSetComprehension:
+      case kDictionaryComprehension:
+      case kGeneratorExpression:
+        // Walrus targets inside a comprehension bind in the enclosing function.
+        if (ts_node_has_error(n) || view(n).find(":=") != std::string_view::npos)
+          collect_walrus(n, s, depth + 1);
+        return;
+      case kGlobalStatement:
+        for (TSNode c : named(n)) s.globals.push_back(view(c));
+        return;
+      case kNonlocalStatement:
+        for (TSNode c : named(n)) s.locals.push_back(view(c));
+        return;
+      case kAssignment:
+      case kAugmentedAssignment:
+      case kForStatement:
+      case kForInClause: collect_store_names(field(n, g_.left), s.locals); break;
+      case kAsPatternTarget: collect_store_names(n, s.locals); break;
+      case kExceptClause: {
+        // `except E as name`: older grammars put the alias in an as_pattern, handled above.
+        TSNode alias = field(n, g_.alias);
+        if (!ts_node_is_null(alias)) collect_store_names(alias, s.locals);
+        break;
+      }
+      case kNamedExpression: collect_store_names(field(n, g_.name), s.locals); break;
+      case kDeleteStatement:
+        for (TSNode c : named(n)) collect_store_names(c, s.locals);
+        break;
+      case kImportStatement:
+      case kImportFromStatement: {
+        ImportStatement st;
+        parse_import(n, st);
+        for (auto& b : st.bound_names()) {
+          std::string_view v = own(std::move(b));
+          s.locals.push_back(v);
+          s.import_locals.push_back(v);
+        }
+        return;
+      }
+      case kIdentifier:
+        return;  // a leaf
+      default:
+        // Most of a body is expressions, which bind nothing without `:=` or `as`.
+        if (g_.is_expression(n) && !ts_node_has_error(n) && !may_bind(view(n))) return;
+        break;
     }
-    if (t == "lambda" || is_comprehension(n)) {
-      // Walrus targets inside a comprehension bind in the enclosing function.
-      if (is_comprehension(n)) collect_walrus(n, s, depth + 1);
-      return;
-    }
-    if (t == "global_statement") {
-      uint32_t nc = ts_node_named_child_count(n);
-      for (uint32_t i = 0; i < nc; ++i) s.globals.insert(text(ts_node_named_child(n, i)));
-      return;
-    }
-    if (t == "nonlocal_statement") {
-      uint32_t nc = ts_node_named_child_count(n);
-      for (uint32_t i = 0; i < nc; ++i) s.locals.insert(text(ts_node_named_child(n, i)));
-      return;
-    }
-    if (t == "assignment" || t == "augmented_assignment") {
-      collect_store_names(field(n, "left"), s.locals);
-    } else if (t == "for_statement" || t == "for_in_clause") {
-      collect_store_names(field(n, "left"), s.locals);
-    } else if (t == "as_pattern_target") {
-      collect_store_names(n, s.locals);
-    } else if (t == "except_clause") {
-      // `except E as name`: older grammars put the alias in an as_pattern, handled above.
-      TSNode alias = field(n, "alias");
-      if (!ts_node_is_null(alias)) collect_store_names(alias, s.locals);
-    } else if (t == "named_expression") {
-      collect_store_names(field(n, "name"), s.locals);
-    } else if (t == "delete_statement") {
-      uint32_t nc = ts_node_named_child_count(n);
-      for (uint32_t i = 0; i < nc; ++i) collect_store_names(ts_node_named_child(n, i), s.locals);
-    } else if (t == "import_statement" || t == "import_from_statement") {
-      ImportStatement st;
-      parse_import(n, st);
-      for (auto& b : st.bound_names()) s.locals.insert(b);
-      return;
-    }
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) collect_locals(ts_node_named_child(n, i), s, depth + 1);
+    for (TSNode c : named(n)) collect_locals(c, s, depth + 1);
   }
 
   void collect_walrus(TSNode n, Scope& s, int depth) {
     if (depth > kMaxDepth) return;
-    if (is(n, "named_expression")) collect_store_names(field(n, "name"), s.locals);
-    if (is(n, "lambda") || is(n, "function_definition") || is(n, "class_definition")) return;
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) collect_walrus(ts_node_named_child(n, i), s, depth + 1);
+    Kind k = kind(n);
+    if (k == kNamedExpression) collect_store_names(field(n, g_.name), s.locals);
+    if (k == kLambda || k == kFunctionDefinition || k == kClassDefinition || k == kIdentifier) return;
+    for (TSNode c : named(n)) collect_walrus(c, s, depth + 1);
   }
 
   // ---- imports ------------------------------------------------------------
 
-  static std::string dotted(TSNode n, std::string_view src) {
+  std::string dotted(TSNode n) {
     // dotted_name text may contain spaces/comments in odd code; rebuild from identifiers.
     std::string out;
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(n, i);
-      if (!is(c, "identifier")) continue;
+    for (TSNode c : named(n)) {
+      if (!is(c, kIdentifier)) continue;
       if (!out.empty()) out += '.';
-      out += ts::text(c, src);
+      out += view(c);
     }
     return out;
   }
 
-  void parse_import(TSNode n, ImportStatement& st) const {
-    st.is_from = is(n, "import_from_statement");
+  void parse_import(TSNode n, ImportStatement& st) {
+    st.is_from = is(n, kImportFromStatement);
+    TSNode mod{};
     if (st.is_from) {
-      TSNode mod = field(n, "module_name");
-      if (is(mod, "relative_import")) {
-        uint32_t nc = ts_node_named_child_count(mod);
-        for (uint32_t i = 0; i < nc; ++i) {
-          TSNode c = ts_node_named_child(mod, i);
-          if (is(c, "import_prefix")) {
-            auto p = ts::text(c, src_);
+      mod = field(n, g_.module_name);
+      if (is(mod, kRelativeImport)) {
+        for (TSNode c : named(mod)) {
+          if (is(c, kImportPrefix)) {
+            auto p = view(c);
             st.level = static_cast<int>(std::count(p.begin(), p.end(), '.'));
-          } else if (is(c, "dotted_name")) {
-            st.module = dotted(c, src_);
+          } else if (is(c, kDottedName)) {
+            st.module = dotted(c);
           }
         }
       } else if (!ts_node_is_null(mod)) {
-        st.module = dotted(mod, src_);
+        st.module = dotted(mod);
       }
     }
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(n, i);
-      if (is(c, "wildcard_import")) {
+    for (TSNode c : named(n)) {
+      Kind k = kind(c);
+      if (k == kWildcardImport) {
         st.star = true;
         continue;
       }
-      if (st.is_from && ts_node_eq(c, field(n, "module_name"))) continue;
-      if (is(c, "dotted_name")) {
-        st.names.push_back({dotted(c, src_), ""});
-      } else if (is(c, "aliased_import")) {
-        st.names.push_back({dotted(field(c, "name"), src_), std::string(ts::text(field(c, "alias"), src_))});
+      if (st.is_from && ts_node_eq(c, mod)) continue;
+      if (k == kDottedName) {
+        st.names.push_back({dotted(c), ""});
+      } else if (k == kAliasedImport) {
+        st.names.push_back({dotted(field(c, g_.name)), text(field(c, g_.alias))});
       }
     }
   }
@@ -445,23 +710,51 @@ class Collector {
 
   // ---- uses -----------------------------------------------------------------
 
-  void record_use(TSNode id, const Ctx& ctx) {
-    std::string name = text(id);
+  // A read of identifier `id`; `attrs` (outermost first) are the names of the
+  // attribute chain built on it, as in `id.a.b` (attrs = {"b", "a"}).
+  // The innermost function scope that binds `name` by an import in its own body.
+  bool bound_by_local_import(std::string_view name) const {
+    for (std::size_t i = scopes_.size(); i-- > 1;) {
+      const Scope& s = scopes_[i];
+      if (s.kind == ScopeKind::Class && i != scopes_.size() - 1) continue;
+      if (contains(s.globals, name)) return false;
+      if (s.kind != ScopeKind::Class && contains(s.locals, name)) return contains(s.import_locals, name);
+    }
+    return false;
+  }
+
+  void record_use(TSNode id, const Ctx& ctx, const std::vector<std::string_view>& attrs) {
+    std::string_view name = view(id);
+    if (!attrs.empty() && ctx.deferred && bound_by_local_import(name)) {
+      // `mod.attr` on a module imported inside this function: the simulator checks it.
+      std::string dotted(name);
+      for (auto it = attrs.rbegin(); it != attrs.rend(); ++it) {
+        dotted += '.';
+        dotted += *it;
+      }
+      emit(ctx, Event::Kind::Use, std::move(dotted), ts::line(id));
+      if (int sink = sinks_.back(); sink >= 0 && !ctx.type_checking)
+        out_.functions[sink].events.back().local = true;
+      return;
+    }
+    // Only uses of names that module-level imports bind are kept (finish()).
+    if (prefilter_ && !maybe_imported_.count(name)) return;
     if (!resolves_to_module(name)) return;
     NameUse u;
-    u.name = name;
+    u.name = std::string(name);
     // Attribute chain starting at this identifier: a.b.c
+    std::size_t len = name.size();
+    for (auto a : attrs) len += 1 + a.size();
+    u.dotted.reserve(len);
     u.dotted = name;
-    TSNode cur = id;
-    for (TSNode p = ts_node_parent(cur); is(p, "attribute"); p = ts_node_parent(cur)) {
-      if (!ts_node_eq(field(p, "object"), cur)) break;
+    for (auto it = attrs.rbegin(); it != attrs.rend(); ++it) {
       u.dotted += '.';
-      u.dotted += ts::text(field(p, "attribute"), src_);
-      cur = p;
+      u.dotted += *it;
     }
     classify(u, ctx);
-    if (u.kind != UseKind::Annotation || u.eager) emit(ctx, Event::Kind::Use, u.dotted, ts::line(id));
-    u.line = ts::line(id);
+    int line = ts::line(id);
+    if (u.kind != UseKind::Annotation || u.eager) emit(ctx, Event::Kind::Use, u.dotted, line);
+    u.line = line;
     u.begin = ts_node_start_byte(id);
     u.end = ts_node_end_byte(id);
     candidates_.push_back(std::move(u));
@@ -488,15 +781,13 @@ class Collector {
 
   // Identifiers inside a string annotation: "Foo", "List[a.B]".
   void record_string_annotation(TSNode str, const Ctx& ctx) {
-    uint32_t nc = ts_node_named_child_count(str);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(str, i);
-      if (is(c, "interpolation")) return;  // an f-string is not an annotation we can read
+    auto kids = named(str);
+    for (TSNode c : kids) {
+      if (is(c, kInterpolation)) return;  // an f-string is not an annotation we can read
     }
     std::string_view body;
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(str, i);
-      if (is(c, "string_content")) body = ts::text(c, src_);
+    for (TSNode c : kids) {
+      if (is(c, kStringContent)) body = view(c);
     }
     std::size_t i = 0;
     while (i < body.size()) {
@@ -507,10 +798,10 @@ class Collector {
           ++j;
         bool attr = i > 0 && body[i - 1] == '.';
         if (!attr) {
-          std::string name(body.substr(i, j - i));
-          if (resolves_to_module(name)) {
+          std::string_view name = body.substr(i, j - i);
+          if ((!prefilter_ || maybe_imported_.count(name)) && resolves_to_module(name)) {
             NameUse u;
-            u.name = name;
+            u.name = std::string(name);
             std::size_t k = j;
             while (k + 1 < body.size() && body[k] == '.' &&
                    (std::isalpha(static_cast<unsigned char>(body[k + 1])) || body[k + 1] == '_')) {
@@ -543,40 +834,60 @@ class Collector {
 
   void define(TSNode target, Definition::Kind kind, const Ctx& ctx) {
     if (!at_module_scope() || ctx.type_checking || ctx.deferred) return;
-    std::unordered_set<std::string> names;
+    std::vector<std::string_view> names;
     collect_store_names(target, names);
-    std::vector<std::string> sorted(names.begin(), names.end());
-    std::sort(sorted.begin(), sorted.end());
-    for (auto& n : sorted) {
-      out_.definitions.push_back({n, kind, ts::line(target), ts_node_start_byte(target)});
-      emit(ctx, Event::Kind::Bind, n, ts::line(target));
+    if (names.empty()) return;
+    sort_unique(names);
+    int line = ts::line(target);
+    uint32_t begin = ts_node_start_byte(target);
+    for (auto n : names) {
+      out_.definitions.push_back({std::string(n), kind, line, begin});
+      emit(ctx, Event::Kind::Bind, std::string(n), line);
     }
   }
 
   // ---- the walk -------------------------------------------------------------
 
   void visit_block(TSNode n, const Ctx& ctx, int depth) {
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) visit(ts_node_named_child(n, i), ctx, depth + 1);
+    for (TSNode c : named(n)) visit(c, ctx, depth + 1);
   }
 
   void visit_children(TSNode n, const Ctx& ctx, int depth) { visit_block(n, ctx, depth); }
 
+  // An attribute node `n` at `depth` (already checked): walks down its object
+  // chain; a chain on an identifier is one use of the whole dotted name, any
+  // other base is visited.
+  void visit_attribute(TSNode n, const Ctx& ctx, int depth) {
+    attr_chain_.clear();
+    for (;;) {
+      attr_chain_.push_back(view(field(n, g_.attribute)));
+      TSNode obj = field(n, g_.object);
+      ++depth;
+      if (ts_node_is_null(obj) || too_deep(obj, depth)) return;
+      Kind k = kind(obj);
+      if (k == kAttribute) {
+        n = obj;
+        continue;
+      }
+      if (k == kIdentifier) {
+        record_use(obj, ctx, attr_chain_);
+      } else {
+        visit(obj, ctx, depth);
+      }
+      return;
+    }
+  }
+
   // A store target: identifiers bind, attribute objects and subscripts load.
   void visit_target(TSNode n, const Ctx& ctx, int depth) {
     if (ts_node_is_null(n) || too_deep(n, depth)) return;
-    auto t = type(n);
-    if (t == "identifier") return;
-    if (t == "attribute") {
-      visit(field(n, "object"), ctx, depth + 1);
-      return;
+    switch (kind(n)) {
+      case kIdentifier: return;
+      case kAttribute: visit_attribute(n, ctx, depth); return;
+      case kSubscript: visit_children(n, ctx, depth); return;
+      default:
+        for (TSNode c : named(n)) visit_target(c, ctx, depth + 1);
     }
-    if (t == "subscript") {
-      visit_children(n, ctx, depth);
-      return;
-    }
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) visit_target(ts_node_named_child(n, i), ctx, depth + 1);
   }
 
   void visit_annotation(TSNode type_node, const Ctx& ctx, int depth, bool local_var = false) {
@@ -589,17 +900,15 @@ class Collector {
 
   void visit_parameters(TSNode params, const Ctx& outer, int depth) {
     if (ts_node_is_null(params)) return;
-    uint32_t nc = ts_node_named_child_count(params);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode p = ts_node_named_child(params, i);
-      auto t = type(p);
-      if (t == "default_parameter" || t == "typed_default_parameter") {
+    for (TSNode p : named(params)) {
+      Kind k = kind(p);
+      if (k == kDefaultParameter || k == kTypedDefaultParameter) {
         Ctx d = outer;
         d.where = "default value";
-        visit(field(p, "value"), d, depth + 1);
-        visit_annotation(field(p, "type"), outer, depth);
-      } else if (t == "typed_parameter") {
-        visit_annotation(field(p, "type"), outer, depth);
+        visit(field(p, g_.value), d, depth + 1);
+        visit_annotation(field(p, g_.type), outer, depth);
+      } else if (k == kTypedParameter) {
+        visit_annotation(field(p, g_.type), outer, depth);
       }
     }
   }
@@ -612,38 +921,45 @@ class Collector {
 
   void visit_function(TSNode n, const Ctx& ctx, int depth, uint32_t def_begin,
                       const std::vector<std::string>& decorators = {}) {
-    std::string name = text(field(n, "name"));
+    TSNode name_node = field(n, g_.name);
+    TSNode params = field(n, g_.parameters);
+    std::string name = text(name_node);
     std::string qualified = qualify(name);
     // Parameters' defaults and annotations, and the return annotation, are
     // evaluated where the def statement runs.
-    visit_parameters(field(n, "parameters"), ctx, depth);
-    visit_annotation(field(n, "return_type"), ctx, depth);
+    visit_parameters(params, ctx, depth);
+    visit_annotation(field(n, g_.return_type), ctx, depth);
     apply_decorators(decorators, ctx, ts::line(n));
-    define(field(n, "name"), Definition::Kind::Function, ctx);
+    define(name_node, Definition::Kind::Function, ctx);
 
     Scope s{ScopeKind::Function, qualified, qualified, {}, {}};
-    collect_parameters(field(n, "parameters"), s);
-    TSNode body = field(n, "body");
-    if (!ts_node_is_null(body)) collect_locals(body, s, depth + 1);
+    collect_parameters(params, s);
+    TSNode body = field(n, g_.body);
+    if (!ts_node_is_null(body)) {
+      memoize_ = true;
+      collect_locals(body, s, depth + 1);
+      memoize_ = false;
+    }
+    sort_unique(s.locals);
+    sort_unique(s.globals);
+    sort_unique(s.import_locals);
 
     FunctionInfo f;
-    f.qualified_name = qualified;
-    f.name = name;
+    f.qualified_name = std::move(qualified);
+    f.name = std::move(name);
     if (scopes_.back().kind == ScopeKind::Class) {
       const std::string& q = scopes_.back().qualified;
       auto dot = q.rfind('.');
       f.class_name = dot == std::string::npos ? q : q.substr(dot + 1);
     }
-    f.is_async = ts_node_child_count(n) > 0 && is(ts_node_child(n, 0), "async");
+    f.is_async = ts_node_child_count(n) > 0 && is(ts_node_child(n, 0), kAsync);
     f.line = ts::line(n);
     f.begin = def_begin;
     f.end = ts_node_end_byte(n);
     f.body_begin = ts_node_is_null(body) ? f.end : ts_node_start_byte(body);
     f.body_line = ts_node_is_null(body) ? f.line : ts::line(body);
     f.locals.assign(s.locals.begin(), s.locals.end());
-    std::sort(f.locals.begin(), f.locals.end());
     f.globals.assign(s.globals.begin(), s.globals.end());
-    std::sort(f.globals.begin(), f.globals.end());
     out_.functions.push_back(std::move(f));
 
     scopes_.push_back(std::move(s));
@@ -654,28 +970,32 @@ class Collector {
     inner.annotation = false;
     inner.type_checking = false;
     inner.in_try = inner.guards_import_error = false;
+    inner.conditional = false;
     inner.where = "function body";
+    ++open_functions_;
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
+    --open_functions_;
     sinks_.pop_back();
     scopes_.pop_back();
+    if (open_functions_ == 0) pool_.forget();  // keeps the memo small
   }
 
   void visit_class(TSNode n, const Ctx& ctx, int depth, const std::vector<std::string>& decorators = {}) {
-    std::string name = text(field(n, "name"));
+    TSNode name_node = field(n, g_.name);
+    std::string name = text(name_node);
     ClassInfo info;
     info.qualified_name = qualify(name);
     info.line = ts::line(n);
     std::string metaclass;
-    TSNode supers = field(n, "superclasses");
+    TSNode supers = field(n, g_.superclasses);
     if (!ts_node_is_null(supers)) {
-      uint32_t nc = ts_node_named_child_count(supers);
-      for (uint32_t i = 0; i < nc; ++i) {
-        TSNode a = ts_node_named_child(supers, i);
+      for (TSNode a : named(supers)) {
         Ctx b = ctx;
-        if (is(a, "keyword_argument")) {
+        if (is(a, kKeywordArgument)) {
           b.where = "class keyword";
-          visit(field(a, "value"), b, depth + 1);
-          if (ts::text(field(a, "name"), src_) == "metaclass") metaclass = callee_text(field(a, "value"));
+          TSNode value = field(a, g_.value);
+          visit(value, b, depth + 1);
+          if (view(field(a, g_.name)) == "metaclass") metaclass = callee_text(value);
         } else {
           b.where = "base class";
           visit(a, b, depth + 1);
@@ -685,69 +1005,69 @@ class Collector {
       }
     }
     out_.classes.push_back(info);
-    Scope s{ScopeKind::Class, info.qualified_name, current_function(), {}, {}};
+    Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}};
     scopes_.push_back(std::move(s));
     Ctx inner = ctx;
     inner.class_body = !ctx.deferred;
     inner.where = "class body";
-    TSNode body = field(n, "body");
+    TSNode body = field(n, g_.body);
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     scopes_.pop_back();
     // The class body has run; the metaclass makes the class, decorators wrap it.
     if (!metaclass.empty()) emit(ctx, Event::Kind::Call, metaclass, info.line);
     apply_decorators(decorators, ctx, info.line);
-    define(field(n, "name"), Definition::Kind::Class, ctx);
+    define(name_node, Definition::Kind::Class, ctx);
   }
 
   void visit_lambda(TSNode n, const Ctx& ctx, int depth) {
-    TSNode params = field(n, "parameters");
+    TSNode params = field(n, g_.parameters);
     visit_parameters(params, ctx, depth);
     Scope s{ScopeKind::Lambda, current_scope_name(), current_function(), {}, {}};
     collect_parameters(params, s);
+    sort_unique(s.locals);
     scopes_.push_back(std::move(s));
     sinks_.push_back(-2);
     Ctx inner = ctx;
     inner.deferred = true;
     inner.where = "lambda body";
-    visit(field(n, "body"), inner, depth + 1);
+    visit(field(n, g_.body), inner, depth + 1);
     sinks_.pop_back();
     scopes_.pop_back();
+  }
+
+  // The children of a for_in_clause other than its target, visited.
+  void visit_for_in_clause(TSNode c, const Ctx& ctx, int depth) {
+    TSNode left = field(c, g_.left);
+    for (TSNode r : named(c)) {
+      if (!ts_node_eq(r, left)) visit(r, ctx, depth + 1);
+    }
   }
 
   void visit_comprehension(TSNode n, const Ctx& ctx, int depth) {
     // The first iterable is evaluated in the enclosing scope; the rest in the
     // comprehension's own scope, where its targets are local.
     Scope s{ScopeKind::Comprehension, current_scope_name(), current_function(), {}, {}};
-    uint32_t nc = ts_node_named_child_count(n);
+    auto kids = named(n);
     bool first = true;
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(n, i);
-      if (is(c, "for_in_clause")) {
-        collect_store_names(field(c, "left"), s.locals);
+    for (TSNode c : kids) {
+      if (is(c, kForInClause)) {
+        collect_store_names(field(c, g_.left), s.locals);
         if (first) {
-          uint32_t k = ts_node_named_child_count(c);
-          for (uint32_t j = 0; j < k; ++j) {
-            TSNode r = ts_node_named_child(c, j);
-            if (!ts_node_eq(r, field(c, "left"))) visit(r, ctx, depth + 1);
-          }
+          visit_for_in_clause(c, ctx, depth);
           first = false;
         }
       }
     }
+    sort_unique(s.locals);
     scopes_.push_back(std::move(s));
     bool first_clause = true;
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(n, i);
-      if (is(c, "for_in_clause")) {
+    for (TSNode c : kids) {
+      if (is(c, kForInClause)) {
         if (first_clause) {
           first_clause = false;
           continue;
         }
-        uint32_t k = ts_node_named_child_count(c);
-        for (uint32_t j = 0; j < k; ++j) {
-          TSNode r = ts_node_named_child(c, j);
-          if (!ts_node_eq(r, field(c, "left"))) visit(r, ctx, depth + 1);
-        }
+        visit_for_in_clause(c, ctx, depth);
       } else {
         visit(c, ctx, depth + 1);
       }
@@ -756,8 +1076,8 @@ class Collector {
   }
 
   void visit_if(TSNode n, const Ctx& ctx, int depth) {
-    TSNode cond = field(n, "condition");
-    int tc = type_checking_test(cond, src_);
+    TSNode cond = field(n, g_.condition);
+    int tc = type_checking_test(cond);
     visit(cond, ctx, depth + 1);
     Ctx then_ctx = ctx, else_ctx = ctx;
     if (tc == 1) {
@@ -769,27 +1089,25 @@ class Collector {
     } else {
       then_ctx.conditional = else_ctx.conditional = true;
     }
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(n, i);
+    for (TSNode c : named(n)) {
       if (ts_node_eq(c, cond)) continue;
-      if (is(c, "block")) {
-        visit_block(c, then_ctx, depth + 1);
-      } else if (is(c, "elif_clause")) {
-        // An elif of a TYPE_CHECKING test runs when TYPE_CHECKING is false: its
-        // condition and body are in the else context.
-        Ctx e = else_ctx;
-        if (tc == 0) e.conditional = true;
-        TSNode econd = field(c, "condition");
-        visit(econd, e, depth + 1);
-        int etc = type_checking_test(econd, src_);
-        Ctx body_ctx = e;
-        if (etc == 1) body_ctx.type_checking = true;
-        visit_block(field(c, "consequence"), body_ctx, depth + 1);
-      } else if (is(c, "else_clause")) {
-        visit_block(field(c, "body"), else_ctx, depth + 1);
-      } else {
-        visit(c, then_ctx, depth + 1);
+      switch (kind(c)) {
+        case kBlock: visit_block(c, then_ctx, depth + 1); break;
+        case kElifClause: {
+          // An elif of a TYPE_CHECKING test runs when TYPE_CHECKING is false: its
+          // condition and body are in the else context.
+          Ctx e = else_ctx;
+          if (tc == 0) e.conditional = true;
+          TSNode econd = field(c, g_.condition);
+          visit(econd, e, depth + 1);
+          int etc = type_checking_test(econd);
+          Ctx body_ctx = e;
+          if (etc == 1) body_ctx.type_checking = true;
+          visit_block(field(c, g_.consequence), body_ctx, depth + 1);
+          break;
+        }
+        case kElseClause: visit_block(field(c, g_.body), else_ctx, depth + 1); break;
+        default: visit(c, then_ctx, depth + 1);
       }
     }
   }
@@ -797,21 +1115,19 @@ class Collector {
   void visit_try(TSNode n, const Ctx& ctx, int depth) {
     Ctx t = ctx;
     t.in_try = true;
-    uint32_t nc = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(n, i);
-      if ((is(c, "except_clause") || is(c, "except_group_clause")) && catches_import_error(c, src_))
+    auto kids = named(n);
+    for (TSNode c : kids) {
+      Kind k = kind(c);
+      if ((k == kExceptClause || k == kExceptGroupClause) && catches_import_error(c))
         t.guards_import_error = true;
     }
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode c = ts_node_named_child(n, i);
-      if (is(c, "block")) {
+    for (TSNode c : kids) {
+      Kind k = kind(c);
+      if (k == kBlock) {
         visit_block(c, t, depth + 1);
-      } else if (is(c, "except_clause") || is(c, "except_group_clause")) {
-        uint32_t k = ts_node_named_child_count(c);
-        for (uint32_t j = 0; j < k; ++j) {
-          TSNode e = ts_node_named_child(c, j);
-          if (is(e, "block")) visit_block(e, t, depth + 1);
+      } else if (k == kExceptClause || k == kExceptGroupClause) {
+        for (TSNode e : named(c)) {
+          if (is(e, kBlock)) visit_block(e, t, depth + 1);
           else visit(e, ctx, depth + 1);
         }
       } else {
@@ -821,20 +1137,19 @@ class Collector {
   }
 
   void visit_call(TSNode n, const Ctx& ctx, int depth) {
-    TSNode fn = field(n, "function");
-    auto ft = ts::text(fn, src_);
+    TSNode fn = field(n, g_.function);
+    auto ft = view(fn);
     if (ft == "__import__" || ft == "importlib.import_module" || ft == "import_module" ||
         ft == "importlib.__import__") {
       DynamicImport d;
       d.line = ts::line(n);
       d.call = std::string(ft);
-      TSNode args = field(n, "arguments");
-      if (is(args, "argument_list") && ts_node_named_child_count(args) > 0) {
+      TSNode args = field(n, g_.arguments);
+      if (is(args, kArgumentList) && ts_node_named_child_count(args) > 0) {
         TSNode a = ts_node_named_child(args, 0);
-        if (is(a, "string") && ts_node_named_child_count(a) <= 3) {
-          for (uint32_t i = 0; i < ts_node_named_child_count(a); ++i) {
-            TSNode c = ts_node_named_child(a, i);
-            if (is(c, "string_content")) d.argument = text(c);
+        if (is(a, kString) && ts_node_named_child_count(a) <= 3) {
+          for (TSNode c : named(a)) {
+            if (is(c, kStringContent)) d.argument = text(c);
           }
         }
       }
@@ -845,11 +1160,10 @@ class Collector {
     if (!callee.empty()) emit(ctx, Event::Kind::Call, std::move(callee), ts::line(n));
   }
 
-  void visit_assignment(TSNode n, const Ctx& ctx, int depth) {
-    TSNode left = field(n, "left");
-    TSNode right = field(n, "right");
-    TSNode ann = field(n, "type");
-    bool augmented = is(n, "augmented_assignment");
+  void visit_assignment(TSNode n, const Ctx& ctx, int depth, bool augmented) {
+    TSNode left = field(n, g_.left);
+    TSNode right = field(n, g_.right);
+    TSNode ann = field(n, g_.type);
     if (augmented) visit(left, ctx, depth + 1);  // x += 1 reads x
     else visit_target(left, ctx, depth + 1);
     if (!ts_node_is_null(ann)) {
@@ -858,176 +1172,169 @@ class Collector {
     }
     if (!ts_node_is_null(right)) visit(right, ctx, depth + 1);
     define(left, Definition::Kind::Assignment, ctx);
-    if (at_module_scope() && is(left, "identifier") && ts::text(left, src_) == "__all__")
+    if (at_module_scope() && is(left, kIdentifier) && view(left) == "__all__")
       read_dunder_all(right, augmented);
   }
 
   void read_dunder_all(TSNode value, bool extend) {
     if (ts_node_is_null(value)) return;
-    if (!is(value, "list") && !is(value, "tuple")) return;
+    if (!is(value, kList) && !is(value, kTuple)) return;
     if (!out_.dunder_all || !extend) out_.dunder_all.emplace();
-    uint32_t nc = ts_node_named_child_count(value);
-    for (uint32_t i = 0; i < nc; ++i) {
-      TSNode s = ts_node_named_child(value, i);
-      if (!is(s, "string")) continue;
-      for (uint32_t j = 0; j < ts_node_named_child_count(s); ++j) {
-        TSNode c = ts_node_named_child(s, j);
-        if (is(c, "string_content")) out_.dunder_all->push_back(text(c));
+    for (TSNode s : named(value)) {
+      if (!is(s, kString)) continue;
+      for (TSNode c : named(s)) {
+        if (is(c, kStringContent)) out_.dunder_all->push_back(text(c));
       }
     }
   }
 
   void visit(TSNode n, const Ctx& ctx, int depth) {
     if (ts_node_is_null(n) || too_deep(n, depth)) return;
-    auto t = type(n);
-    if (t == "comment") return;
-    if (t == "identifier") {
-      record_use(n, ctx);
-      return;
-    }
-    if (t == "attribute") {
-      visit(field(n, "object"), ctx, depth + 1);
-      return;
-    }
-    if (t == "keyword_argument") {
-      visit(field(n, "value"), ctx, depth + 1);
-      return;
-    }
-    if (t == "string") {
-      if (ctx.annotation) record_string_annotation(n, ctx);
-      else visit_children(n, ctx, depth);  // f-string interpolations
-      return;
-    }
-    if (t == "import_statement" || t == "import_from_statement") {
-      record_import(n, ctx);
-      return;
-    }
-    if (t == "future_import_statement") {
-      uint32_t nc = ts_node_named_child_count(n);
-      for (uint32_t i = 0; i < nc; ++i) {
-        TSNode c = ts_node_named_child(n, i);
-        TSNode nm = is(c, "aliased_import") ? field(c, "name") : c;
-        if (ts::text(nm, src_) == "annotations") out_.future_annotations = true;
+    const Kind k = kind(n);
+    switch (k) {
+      case kComment: return;
+      case kIdentifier: {
+        attr_chain_.clear();
+        record_use(n, ctx, attr_chain_);
+        return;
       }
-      return;
-    }
-    if (t == "decorated_definition") {
-      uint32_t nc = ts_node_named_child_count(n);
-      Ctx d = ctx;
-      d.where = "decorator";
-      std::vector<std::string> decorators;
-      for (uint32_t i = 0; i < nc; ++i) {
-        TSNode c = ts_node_named_child(n, i);
-        if (!is(c, "decorator")) continue;
-        visit_children(c, d, depth + 1);
-        // `@name` / `@mod.name` call that function with the definition;
-        // `@factory(args)` calls what factory returned, which we cannot follow.
-        decorators.push_back(ts_node_named_child_count(c) == 1 ? callee_text(ts_node_named_child(c, 0))
-                                                              : std::string());
+      case kAttribute: visit_attribute(n, ctx, depth); return;
+      case kKeywordArgument: visit(field(n, g_.value), ctx, depth + 1); return;
+      case kString:
+        if (ctx.annotation) record_string_annotation(n, ctx);
+        // f-string interpolations (a string at the depth limit is visited for the report)
+        else if (may_interpolate(n) || depth + 1 >= kMaxDepth) visit_children(n, ctx, depth);
+        return;
+      case kImportStatement:
+      case kImportFromStatement: record_import(n, ctx); return;
+      case kFutureImportStatement:
+        for (TSNode c : named(n)) {
+          TSNode nm = is(c, kAliasedImport) ? field(c, g_.name) : c;
+          if (view(nm) == "annotations") out_.future_annotations = true;
+        }
+        return;
+      case kDecoratedDefinition: {
+        Ctx d = ctx;
+        d.where = "decorator";
+        std::vector<std::string> decorators;
+        for (TSNode c : named(n)) {
+          if (!is(c, kDecorator)) continue;
+          auto dk = named(c);
+          for (TSNode e : dk) visit(e, d, depth + 2);
+          // `@name` / `@mod.name` call that function with the definition;
+          // `@factory(args)` calls what factory returned, which we cannot follow.
+          decorators.push_back(dk.size() == 1 ? callee_text(dk[0]) : std::string());
+        }
+        TSNode def = field(n, g_.definition);
+        if (is(def, kFunctionDefinition))
+          visit_function(def, ctx, depth + 1, ts_node_start_byte(n), decorators);
+        else if (is(def, kClassDefinition))
+          visit_class(def, ctx, depth + 1, decorators);
+        return;
       }
-      TSNode def = field(n, "definition");
-      if (is(def, "function_definition"))
-        visit_function(def, ctx, depth + 1, ts_node_start_byte(n), decorators);
-      else if (is(def, "class_definition"))
-        visit_class(def, ctx, depth + 1, decorators);
-      return;
-    }
-    if (t == "function_definition") {
-      visit_function(n, ctx, depth, ts_node_start_byte(n));
-      return;
-    }
-    if (t == "class_definition") {
-      visit_class(n, ctx, depth);
-      return;
-    }
-    if (t == "lambda") {
-      visit_lambda(n, ctx, depth);
-      return;
-    }
-    if (is_comprehension(n)) {
-      Ctx c = ctx;
-      if (!ctx.deferred && scopes_.back().kind == ScopeKind::Module) c.where = "comprehension";
-      visit_comprehension(n, c, depth);
-      return;
-    }
-    if (t == "if_statement") {
-      visit_if(n, ctx, depth);
-      return;
-    }
-    if (t == "try_statement") {
-      visit_try(n, ctx, depth);
-      return;
-    }
-    if (t == "for_statement" || t == "while_statement" || t == "with_statement") {
-      Ctx c = ctx;
-      if (!ctx.deferred && !ctx.class_body) c.conditional = true;
-      if (t == "for_statement") {
-        TSNode left = field(n, "left");
+      case kFunctionDefinition: visit_function(n, ctx, depth, ts_node_start_byte(n)); return;
+      case kClassDefinition: visit_class(n, ctx, depth); return;
+      case kLambda: visit_lambda(n, ctx, depth); return;
+      case kListComprehension:
+      case kSetComprehension:
+      case kDictionaryComprehension:
+      case kGeneratorExpression: {
+        Ctx c = ctx;
+        if (!ctx.deferred && scopes_.back().kind == ScopeKind::Module) c.where = "comprehension";
+        visit_comprehension(n, c, depth);
+        return;
+      }
+      case kIfStatement: visit_if(n, ctx, depth); return;
+      case kTryStatement: visit_try(n, ctx, depth); return;
+      case kForStatement: {
+        Ctx c = ctx;
+        if (!ctx.deferred && !ctx.class_body) c.conditional = true;
+        TSNode left = field(n, g_.left);
         visit_target(left, ctx, depth + 1);
         define(left, Definition::Kind::Assignment, ctx);
-        uint32_t nc = ts_node_named_child_count(n);
-        for (uint32_t i = 0; i < nc; ++i) {
-          TSNode k = ts_node_named_child(n, i);
-          if (ts_node_eq(k, left)) continue;
-          visit(k, is(k, "block") || is(k, "else_clause") ? c : ctx, depth + 1);
+        for (TSNode kid : named(n)) {
+          if (ts_node_eq(kid, left)) continue;
+          Kind kk = kind(kid);
+          visit(kid, kk == kBlock || kk == kElseClause ? c : ctx, depth + 1);
         }
-      } else {
+        return;
+      }
+      case kWhileStatement:
+      case kWithStatement: {
+        Ctx c = ctx;
+        if (!ctx.deferred && !ctx.class_body) c.conditional = true;
         visit_children(n, c, depth);
+        return;
       }
-      return;
-    }
-    if (t == "as_pattern_target") {
-      visit_target(n, ctx, depth + 1);
-      define(n, Definition::Kind::Assignment, ctx);
-      return;
-    }
-    if (t == "named_expression") {
-      visit(field(n, "value"), ctx, depth + 1);
-      define(field(n, "name"), Definition::Kind::Assignment, ctx);
-      return;
-    }
-    if (t == "assignment" || t == "augmented_assignment") {
-      visit_assignment(n, ctx, depth);
-      return;
-    }
-    if (t == "global_statement" || t == "nonlocal_statement") return;
-    if (t == "call") {
-      visit_call(n, ctx, depth);
-      return;
-    }
-    if (t == "expression_statement" && at_module_scope() && ts_node_named_child_count(n) == 1) {
-      // __all__.extend([...]) / __all__ += [...] handled via assignment; extend here.
-      TSNode c = ts_node_named_child(n, 0);
-      if (is(c, "call")) {
-        TSNode fn = field(c, "function");
-        if (ts::text(fn, src_) == "__all__.extend") {
-          TSNode args = field(c, "arguments");
-          if (ts_node_named_child_count(args) == 1) read_dunder_all(ts_node_named_child(args, 0), true);
+      case kAsPatternTarget:
+        visit_target(n, ctx, depth + 1);
+        define(n, Definition::Kind::Assignment, ctx);
+        return;
+      case kNamedExpression:
+        visit(field(n, g_.value), ctx, depth + 1);
+        define(field(n, g_.name), Definition::Kind::Assignment, ctx);
+        return;
+      case kAssignment: visit_assignment(n, ctx, depth, false); return;
+      case kAugmentedAssignment: visit_assignment(n, ctx, depth, true); return;
+      case kGlobalStatement:
+      case kNonlocalStatement: return;
+      case kCall: visit_call(n, ctx, depth); return;
+      case kExpressionStatement:
+        if (at_module_scope() && ts_node_named_child_count(n) == 1) {
+          // __all__.extend([...]) / __all__ += [...] handled via assignment; extend here.
+          TSNode c = ts_node_named_child(n, 0);
+          if (is(c, kCall)) {
+            TSNode fn = field(c, g_.function);
+            if (view(fn) == "__all__.extend") {
+              TSNode args = field(c, g_.arguments);
+              if (ts_node_named_child_count(args) == 1) read_dunder_all(ts_node_named_child(args, 0), true);
+            }
+          }
         }
-      }
+        break;
+      default: break;
     }
     visit_children(n, ctx, depth);
   }
 
+  // Facts of every file stay in memory until the end of the run: no spare capacity.
+  template <typename T>
+  static void fit(std::vector<T>& v) {
+    if (v.capacity() != v.size()) v.shrink_to_fit();
+  }
+
   void finish() {
-    for (auto& u : candidates_) {
-      if (module_import_names_.count(u.name)) out_.uses.push_back(std::move(u));
-    }
+    std::vector<char> kept(candidates_.size());
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < candidates_.size(); ++i)
+      n += kept[i] = module_import_names_.count(candidates_[i].name) != 0;
+    out_.uses.reserve(out_.uses.size() + n);
+    for (std::size_t i = 0; i < candidates_.size(); ++i)
+      if (kept[i]) out_.uses.push_back(std::move(candidates_[i]));
     // Use events are kept for imported names only.
     auto keep = [&](std::vector<Event>& events) {
       std::erase_if(events, [&](const Event& e) {
-        if (e.kind != Event::Kind::Use) return false;
-        return !module_import_names_.count(e.name.substr(0, e.name.find('.')));
+        if (e.kind != Event::Kind::Use || e.local) return false;
+        std::string_view name = e.name;
+        return !module_import_names_.count(std::string(name.substr(0, name.find('.'))));
       });
+      fit(events);
     };
     keep(out_.events);
     for (auto& f : out_.functions) keep(f.events);
+    fit(out_.functions);
+    fit(out_.imports);
+    fit(out_.definitions);
+    fit(out_.classes);
+    fit(out_.dynamic_imports);
   }
 };
 
 void collect_syntax_problems(TSNode root, std::string_view src, ModuleFacts& out) {
   if (!ts_node_has_error(root)) return;
   constexpr std::size_t kMaxReported = 20;
+  const Grammar& g = grammar();
+  ts::ChildPool pool;
   std::vector<TSNode> stack{root};
   std::vector<SyntaxProblem> found;
   while (!stack.empty() && found.size() < kMaxReported) {
@@ -1035,10 +1342,10 @@ void collect_syntax_problems(TSNode root, std::string_view src, ModuleFacts& out
     stack.pop_back();
     if (ts_node_is_missing(n)) {
       found.push_back({ts::line(n), static_cast<int>(ts_node_start_point(n).column) + 1,
-                       "syntax error: missing " + std::string(type(n))});
+                       "syntax error: missing " + std::string(ts::type(n))});
       continue;
     }
-    if (is(n, "ERROR")) {
+    if (g.kind(n) == kError) {
       std::string_view t = ts::text(n, src);
       auto nl = t.find('\n');
       if (nl != std::string_view::npos) t = t.substr(0, nl);
@@ -1048,8 +1355,8 @@ void collect_syntax_problems(TSNode root, std::string_view src, ModuleFacts& out
       continue;
     }
     if (!ts_node_has_error(n)) continue;
-    uint32_t nc = ts_node_child_count(n);
-    for (uint32_t i = nc; i-- > 0;) stack.push_back(ts_node_child(n, i));
+    auto kids = pool.all(n);
+    for (std::size_t i = kids.size(); i-- > 0;) stack.push_back(kids[i]);
   }
   std::sort(found.begin(), found.end(),
             [](const auto& a, const auto& b) { return std::tie(a.line, a.column) < std::tie(b.line, b.column); });
@@ -1064,13 +1371,28 @@ ModuleFacts collect_facts(std::string_view source, ::TSParser* parser) {
     if (!local_parser) local_parser = ts::make_python_parser();
     parser = local_parser.get();
   }
+  // Child lists, a tree cursor and the memo, reused from file to file.
+  thread_local ts::ChildPool pool;
   ModuleFacts facts;
-  facts.lines = static_cast<uint32_t>(std::count(source.begin(), source.end(), '\n') +
-                                      (!source.empty() && source.back() != '\n' ? 1 : 0));
+  uint32_t newlines = 0;
+  for (const char *p = source.data(), *end = p + source.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))); ++p)
+    ++newlines;
+  facts.lines = newlines + (!source.empty() && source.back() != '\n' ? 1 : 0);
   ts::TreePtr tree = ts::parse(parser, source);
   TSNode root = ts_tree_root_node(tree.get());
   collect_syntax_problems(root, source, facts);
-  Collector(source, facts).run(root);
+  const std::size_t problems = facts.syntax_problems.size();
+  if (!Collector(source, facts, pool, true).run(root)) {
+    // The pre-pass missed a module-level import (odd syntax): collect again
+    // without the filter.
+    ModuleFacts again;
+    again.lines = facts.lines;
+    again.syntax_problems.assign(facts.syntax_problems.begin(),
+                                 facts.syntax_problems.begin() + static_cast<std::ptrdiff_t>(problems));
+    facts = std::move(again);
+    Collector(source, facts, pool, false).run(root);
+  }
   std::stable_sort(facts.syntax_problems.begin(), facts.syntax_problems.end(),
                    [](const auto& a, const auto& b) { return a.line < b.line; });
   return facts;

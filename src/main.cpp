@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "analysis.hpp"
+#include "cut_plan.hpp"
 #include "cycle_report.hpp"
 #include "simulator.hpp"
 #include "verify.hpp"
@@ -209,6 +210,18 @@ int run_verify(const CommonOptions& o, const VerifyCli& v) {
   return circular ? kExitFound : kExitOk;
 }
 
+int run_plan(const CommonOptions& o, const PlanOptions& po) {
+  Analysis a = analyse(to_analysis_options(o));
+  if (!o.quiet) print_diagnostics(std::cerr, a);
+  CycleReport r = build_cycle_report(a, o.max_loops);
+  CutPlan plan = plan_cuts(a, r, po);
+  if (o.json_out != "-") print_plan(std::cout, a, r, plan);
+  nlohmann::json j = analysis_json(a, r);
+  j.update(plan_json(a, r, plan));
+  if (!write_json(o.json_out, j)) return kExitError;
+  return plan.remaining_cycles ? kExitFound : kExitOk;
+}
+
 // Reads and parses every file and nothing more: the baseline for benchmarks.
 int run_parse(const CommonOptions& o) {
   auto start = std::chrono::steady_clock::now();
@@ -262,6 +275,15 @@ int main(int argc, char** argv) {
   verify->add_option("--emit-test", ver.emit_test, "Write a self-contained pytest file doing the same check");
   verify->add_option("--timeout", ver.timeout, "Seconds per import before the interpreter is killed (default 30)");
 
+  CommonOptions plan_opts;
+  PlanOptions plan_cfg;
+  auto* plan = app.add_subcommand("plan", "Choose the minimum-cost set of imports to defer, and say why");
+  add_common(plan, plan_opts);
+  plan->add_flag("--allow-init-cuts", plan_cfg.allow_init_cuts,
+                 "Allow deferring imports in package __init__.py files (public API by default)");
+  plan->add_option("--time-limit", plan_cfg.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");
+  plan->add_flag("!--no-exact", plan_cfg.exact, "Use the heuristic only (no integer program)");
+
   CommonOptions parse_opts;
   auto* parse = app.add_subcommand("parse", "Only read and parse the files (benchmark baseline)");
   add_common(parse, parse_opts, false);
@@ -279,6 +301,7 @@ int main(int argc, char** argv) {
     if (*parse) return run_parse(parse_opts);
     if (*sim) return run_simulate(sim_opts, sim_entry);
     if (*verify) return run_verify(ver_opts, ver);
+    if (*plan) return run_plan(plan_opts, plan_cfg);
   } catch (const std::exception& e) {
     std::cerr << "cyclefix: fatal: " << e.what() << "\n";
     return kExitError;

@@ -1,0 +1,314 @@
+#include "cut_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "cut_solver.hpp"
+#include "reachability.hpp"
+
+namespace cyclefix {
+
+namespace {
+
+std::string at(const Analysis& a, int file, int line) {
+  return a.files[file].source.display + ":" + std::to_string(line);
+}
+
+std::string first_line(const std::string& s) {
+  auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl) + " ...";
+}
+
+// Who else needs a name bound in a module: `from M import n` anywhere, or `M.n` read.
+class ExternalNeeds {
+ public:
+  ExternalNeeds(const Analysis& a, const CalleeResolver& resolver) {
+    for (std::size_t f = 0; f < a.files.size(); ++f) {
+      const FileAnalysis& fa = a.files[f];
+      if (!fa.analysed) continue;
+      for (std::size_t i = 0; i < fa.facts.imports.size() && i < fa.resolved.size(); ++i) {
+        for (const ImportTarget& t : fa.resolved[i].targets) {
+          if (t.reason == EdgeReason::NameFrom && t.name != "*")
+            note(t.module, t.name, "imported from here by " + at(a, static_cast<int>(f), fa.facts.imports[i].line));
+        }
+        // Function-level `from M import n` needs n in M too (it is not an edge).
+        const ImportStatement& st = fa.facts.imports[i];
+        if (st.is_from && !st.star && !fa.resolved[i].absolute_module.empty()) {
+          if (auto m = a.modules.find(fa.resolved[i].absolute_module)) {
+            for (const auto& al : st.names) {
+              if (!a.modules.find(fa.resolved[i].absolute_module + "." + al.name))
+                note(*m, al.name, "imported from here by " + at(a, static_cast<int>(f), st.line));
+            }
+          }
+        }
+      }
+      for (const NameUse& u : fa.facts.uses) {
+        if (u.dotted.find('.') == std::string::npos) continue;
+        auto mp = resolver.module_prefix(static_cast<int>(f), u.dotted);
+        if (!mp || mp->second.empty()) continue;
+        std::string attr = mp->second.substr(0, mp->second.find('.'));
+        note(mp->first, attr, "read as " + a.modules[mp->first].name + "." + attr + " by " +
+                                  at(a, static_cast<int>(f), u.line));
+      }
+    }
+  }
+
+  const std::string* find(ModuleId m, const std::string& name) const {
+    auto it = needs_.find({m, name});
+    return it == needs_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  void note(ModuleId m, const std::string& name, std::string why) { needs_.emplace(std::make_pair(m, name), std::move(why)); }
+  std::map<std::pair<ModuleId, std::string>, std::string> needs_;  // first reason wins
+};
+
+// Decides whether one statement can be deferred, filling reason/cost/functions.
+void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& options, CandidateStatement& c) {
+  const FileAnalysis& fa = a.files[c.file];
+  const ImportStatement& st = fa.facts.imports[c.import];
+  c.names = st.bound_names();
+  auto pin = [&](std::string reason) {
+    if (c.cuttable || c.reason.empty()) c.reason = std::move(reason);
+    c.cuttable = false;
+  };
+  c.cuttable = true;
+  switch (st.context) {
+    case ImportContext::ModuleLevel: break;
+    case ImportContext::TryExcept: pin("inside try/except at module level"); break;
+    case ImportContext::ConditionalIf: pin("inside a module-level if/for/while/with block"); break;
+    case ImportContext::TypeCheckingElse: pin("in the else branch of an `if TYPE_CHECKING:`"); break;
+    case ImportContext::ClassBody: pin("in a class body (binds a class attribute)"); break;
+    case ImportContext::FunctionBody:
+      pin("inside " + st.scope + "(), which runs at import time");
+      break;
+    case ImportContext::TypeChecking: pin("under TYPE_CHECKING (never runs)"); break;
+  }
+  if (!c.cuttable) return;
+  if (st.star) return pin("star import: the names it binds are not known statically");
+  if (st.shares_line) return pin("shares its line with another statement (`;`)");
+  if (!fa.rewritable) return pin("the file has syntax errors and is not rewritten");
+  if (fa.source.is_package && !options.allow_init_cuts)
+    return pin("in a package __init__.py: its names are public API (--allow-init-cuts to lift)");
+  std::set<std::string> functions, type_checking;
+  for (const std::string& name : c.names) {
+    if (fa.facts.dunder_all &&
+        std::find(fa.facts.dunder_all->begin(), fa.facts.dunder_all->end(), name) != fa.facts.dunder_all->end())
+      return pin("re-exported: '" + name + "' is listed in __all__");
+    if (const std::string* why = needs.find(fa.module, name)) return pin("re-exported: '" + name + "' " + *why);
+    bool used = false;
+    for (const NameUse& u : fa.facts.uses) {
+      if (u.name != name) continue;
+      used = true;
+      switch (u.kind) {
+        case UseKind::ImportTime:
+          return pin("used at import time: '" + name + "' in a " + u.where + " at " + at(a, c.file, u.line));
+        case UseKind::Annotation:
+          type_checking.insert(name);
+          break;
+        case UseKind::Deferred: {
+          if (u.function.empty())
+            return pin("used in a lambda outside any function at " + at(a, c.file, u.line));
+          int fi = function_index(fa.facts, u.function);
+          if (a.reach.body_runs(c.file, fi))
+            return pin("used at import time: in " + u.function + "(), which module-level code calls, at " +
+                       at(a, c.file, u.line));
+          functions.insert(u.function);
+          break;
+        }
+      }
+    }
+    if (!used) return pin("'" + name + "' is never used here: the import may be there for its side effects");
+  }
+  c.functions.assign(functions.begin(), functions.end());
+  c.type_checking.assign(type_checking.begin(), type_checking.end());
+  c.cost = kCostPerStatement + kCostPerFunction * static_cast<double>(c.functions.size()) +
+           (c.type_checking.empty() ? 0.0 : kCostPerTypeCheckingEntry);
+}
+
+}  // namespace
+
+CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options) {
+  CutPlan plan;
+  std::vector<int> comp_of(a.modules.size(), -1);
+  for (std::size_t i = 0; i < cycles.components.size(); ++i)
+    for (ModuleId m : cycles.components[i].modules) comp_of[m] = static_cast<int>(i);
+
+  // Every statement on an edge inside a component is a candidate.
+  std::map<std::pair<int, int>, int> index;  // (file, import) -> candidate
+  std::vector<std::size_t> cyclic_edges;
+  for (std::size_t e = 0; e < a.graph.edges().size(); ++e) {
+    const ImportEdge& edge = a.graph.edges()[e];
+    if (comp_of[edge.from] < 0 || comp_of[edge.from] != comp_of[edge.to]) continue;
+    cyclic_edges.push_back(e);
+    for (const StatementRef& s : edge.statements) index.emplace(std::make_pair(s.file, s.import), -1);
+  }
+  CalleeResolver resolver(a.files, a.modules);
+  ExternalNeeds needs(a, resolver);
+  std::vector<std::pair<int, int>> keys;
+  for (auto& [k, v] : index) keys.push_back(k);
+  std::sort(keys.begin(), keys.end(), [&](auto x, auto y) {
+    return std::make_tuple(a.files[x.first].source.display, a.files[x.first].facts.imports[x.second].line, x.second) <
+           std::make_tuple(a.files[y.first].source.display, a.files[y.first].facts.imports[y.second].line, y.second);
+  });
+  for (auto k : keys) {
+    CandidateStatement c;
+    c.file = k.first;
+    c.import = k.second;
+    for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
+    assess(a, needs, options, c);
+    index[k] = static_cast<int>(plan.candidates.size());
+    plan.candidates.push_back(std::move(c));
+  }
+
+  CutInstance inst;
+  inst.nodes = a.modules.size();
+  for (const auto& c : plan.candidates) {
+    inst.statement_cost.push_back(c.cuttable ? c.cost : 1.0);
+    inst.statement_cuttable.push_back(c.cuttable);
+  }
+  for (std::size_t e : cyclic_edges) {
+    const ImportEdge& edge = a.graph.edges()[e];
+    CutInstance::Edge ie;
+    ie.from = edge.from;
+    ie.to = edge.to;
+    for (const StatementRef& s : edge.statements) ie.statements.push_back(static_cast<std::uint32_t>(index[{s.file, s.import}]));
+    std::sort(ie.statements.begin(), ie.statements.end());
+    ie.statements.erase(std::unique(ie.statements.begin(), ie.statements.end()), ie.statements.end());
+    inst.edges.push_back(std::move(ie));
+  }
+  CutOptions co;
+  co.time_limit_s = options.time_limit_s;
+  co.exact = options.exact;
+  CutSolution sol = solve_cuts(inst, co);
+  for (auto s : sol.cut_statements) plan.cuts.push_back(static_cast<int>(s));
+  plan.cost = sol.cost;
+  plan.lower_bound = sol.lower_bound;
+  plan.optimal = sol.optimal;
+  plan.gap = sol.gap();
+  plan.method = sol.method;
+  plan.seconds = sol.seconds;
+  for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
+
+  // What is left: the graph without the edges whose statements are all cut.
+  std::set<int> cut(plan.cuts.begin(), plan.cuts.end());
+  ImportGraph rest(a.modules.size());
+  for (const ImportEdge& edge : a.graph.edges()) {
+    bool removed = comp_of[edge.from] >= 0 && comp_of[edge.from] == comp_of[edge.to];
+    for (const StatementRef& s : edge.statements) {
+      auto it = index.find({s.file, s.import});
+      if (it == index.end() || !cut.count(it->second)) removed = false;
+    }
+    if (!removed)
+      for (const StatementRef& s : edge.statements) rest.add(edge.from, edge.to, s);
+  }
+  rest.finish();
+  plan.remaining_cycles = cyclic_components(rest).size();
+  return plan;
+}
+
+std::vector<std::string> loops_broken_by(const Analysis& a, const CycleReport& cycles, const CandidateStatement& cut) {
+  std::vector<std::string> out;
+  for (const auto& comp : cycles.components) {
+    for (const auto& loop : comp.loops) {
+      for (std::size_t h = 0; h < loop.hops.size(); ++h) {
+        const ImportEdge* e = a.graph.find(loop.hops[h].from, loop.hops[h].to);
+        if (!e) continue;
+        bool hit = std::any_of(e->statements.begin(), e->statements.end(),
+                               [&](const StatementRef& s) { return s.file == cut.file && s.import == cut.import; });
+        if (hit) {
+          out.push_back(loop_text(a, loop.modules));
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const CutPlan& plan) {
+  using nlohmann::json;
+  json cuts = json::array(), uncuttable = json::array();
+  for (int i : plan.cuts) {
+    const CandidateStatement& c = plan.candidates[i];
+    const FileAnalysis& fa = a.files[c.file];
+    const ImportStatement& st = fa.facts.imports[c.import];
+    json targets = json::array();
+    for (ModuleId m : c.targets) targets.push_back(a.modules[m].name);
+    cuts.push_back({{"importer", a.modules[fa.module].name},
+                    {"file", fa.source.display},
+                    {"line", st.line},
+                    {"statement", first_line(st.text)},
+                    {"targets", targets},
+                    {"names", c.names},
+                    {"moved_to", c.functions},
+                    {"type_checking", c.type_checking},
+                    {"cost", c.cost},
+                    {"breaks", loops_broken_by(a, cycles, c)}});
+  }
+  for (const auto& c : plan.candidates) {
+    if (c.cuttable) continue;
+    const FileAnalysis& fa = a.files[c.file];
+    const ImportStatement& st = fa.facts.imports[c.import];
+    uncuttable.push_back({{"file", fa.source.display}, {"line", st.line}, {"statement", first_line(st.text)},
+                          {"reason", c.reason}});
+  }
+  json unbreakable = json::array();
+  for (const auto& loop : plan.unbreakable_loops) {
+    json names = json::array();
+    for (ModuleId m : loop) names.push_back(a.modules[m].name);
+    unbreakable.push_back(names);
+  }
+  return {{"cuts", cuts},
+          {"uncuttable", uncuttable},
+          {"plan",
+           {{"cost", plan.cost},
+            {"lower_bound", plan.lower_bound},
+            {"optimal", plan.optimal},
+            {"gap", plan.gap},
+            {"method", plan.method},
+            {"seconds", plan.seconds},
+            {"remaining_cycles", plan.remaining_cycles},
+            {"unbreakable_loops", unbreakable}}}};
+}
+
+void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles, const CutPlan& plan) {
+  out << "cyclefix plan: " << cycles.components.size() << " import cycles, " << plan.candidates.size()
+      << " statements on them, " << plan.cuts.size() << " to defer; cost " << plan.cost << " (lower bound "
+      << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
+      << " s)\n";
+  for (int i : plan.cuts) {
+    const CandidateStatement& c = plan.candidates[i];
+    const FileAnalysis& fa = a.files[c.file];
+    const ImportStatement& st = fa.facts.imports[c.import];
+    out << "\ndefer " << fa.source.display << ":" << st.line << ": " << first_line(st.text) << "  (cost " << c.cost
+        << ")\n";
+    if (!c.functions.empty()) {
+      out << "  into:";
+      for (const auto& f : c.functions) out << " " << f << "()";
+      out << "\n";
+    }
+    if (!c.type_checking.empty()) {
+      out << "  under TYPE_CHECKING:";
+      for (const auto& n : c.type_checking) out << " " << n;
+      out << "\n";
+    }
+    for (const auto& l : loops_broken_by(a, cycles, c)) out << "  breaks " << l << "\n";
+  }
+  bool header = false;
+  for (const auto& c : plan.candidates) {
+    if (c.cuttable) continue;
+    if (!header) out << "\nstatements that cannot be deferred:\n";
+    header = true;
+    const ImportStatement& st = a.files[c.file].facts.imports[c.import];
+    out << "  " << a.files[c.file].source.display << ":" << st.line << ": " << first_line(st.text) << "\n      "
+        << c.reason << "\n";
+  }
+  for (const auto& loop : plan.unbreakable_loops)
+    out << "\nunbreakable: " << loop_text(a, loop) << " (every statement on it is pinned)\n";
+  if (plan.remaining_cycles)
+    out << "\n" << plan.remaining_cycles << " import cycle(s) remain after the plan\n";
+}
+
+}  // namespace cyclefix

@@ -1,0 +1,64 @@
+// Choosing the cuts: which module-level import statements on a cycle may be
+// deferred (and why not, for the others), what each would cost, and the
+// minimum-cost set whose deferral leaves no import-time cycle (cut_solver.cpp).
+// Sees modules, edges, statements and uses; no syntax trees.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis.hpp"
+#include "cycle_report.hpp"
+
+namespace cyclefix {
+
+struct PlanOptions {
+  bool allow_init_cuts = false;  // names imported in a package __init__ are public API by default
+  double time_limit_s = 10;      // <= 0: no limit
+  bool exact = true;
+};
+
+// Cost model (docs/planner.md): one unit per function that gains a local import,
+// plus a fixed cost per deferred statement and per TYPE_CHECKING entry.
+inline constexpr double kCostPerFunction = 1.0;
+inline constexpr double kCostPerStatement = 0.5;
+inline constexpr double kCostPerTypeCheckingEntry = 0.25;
+
+// A module-level import statement on some cycle, and whether it can be deferred.
+struct CandidateStatement {
+  int file = -1;
+  int import = -1;
+  bool cuttable = false;
+  std::string reason;                     // why not, naming the use that pins it
+  std::vector<std::string> names;         // names it binds
+  std::vector<std::string> functions;     // qualified names of the functions that use them
+  std::vector<std::string> type_checking; // names used in annotations (go under TYPE_CHECKING)
+  double cost = 0;
+  std::vector<ModuleId> targets;          // first-party modules it makes run
+};
+
+struct CutPlan {
+  std::vector<CandidateStatement> candidates;  // every statement on a cyclic edge, sorted by file, line
+  std::vector<int> cuts;                       // indexes into candidates, sorted
+  double cost = 0, lower_bound = 0;
+  bool optimal = false;
+  double gap = 0;
+  std::string method;
+  double seconds = 0;
+  std::vector<std::vector<ModuleId>> unbreakable_loops;  // loops of uncuttable statements only
+  std::size_t remaining_cycles = 0;  // cyclic components left after the cuts
+};
+
+CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);
+
+// The loops of the report that a cut breaks (indexes into the flattened list of
+// the report's loops).
+std::vector<std::string> loops_broken_by(const Analysis& a, const CycleReport& cycles,
+                                         const CandidateStatement& cut);
+
+nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const CutPlan& plan);
+void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles, const CutPlan& plan);
+
+}  // namespace cyclefix
