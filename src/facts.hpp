@@ -113,7 +113,7 @@ struct Event {
   enum class Kind {
     Import,  // runs imports[import] (TYPE_CHECKING imports are not events)
     Bind,    // binds `name` in the module namespace (module body only)
-    Use,     // reads `name` (a dotted chain starting at an imported name)
+    Use,     // reads `name`, an attribute chain `mod.attr...` starting at an imported name
     Call,    // calls `name`: "f", "Cls", "self.m", "cls.m", "mod.f" (decorators and
              // metaclasses count as calls)
   };

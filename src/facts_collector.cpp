@@ -263,6 +263,52 @@ bool may_bind(std::string_view t) {
   return false;
 }
 
+// A small set of names, looked up once per identifier of the file: open
+// addressing and a cheap hash instead of std::unordered_set's.
+class NameSet {
+ public:
+  bool contains(std::string_view s) const {
+    if (size_ == 0 || !(lengths_ >> std::min<std::size_t>(s.size(), 63) & 1)) return false;
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash(s) & mask;; i = (i + 1) & mask) {
+      const std::string_view& e = slots_[i];
+      if (e.data() == nullptr) return false;
+      if (e == s) return true;
+    }
+  }
+  std::size_t count(std::string_view s) const { return contains(s) ? 1 : 0; }
+  // `s` must outlive the set.
+  void insert(std::string_view s) {
+    if (contains(s)) return;
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    place(s);
+    lengths_ |= uint64_t{1} << std::min<std::size_t>(s.size(), 63);
+    ++size_;
+  }
+
+ private:
+  static std::size_t hash(std::string_view s) {
+    uint64_t h = 0xcbf29ce484222325ull ^ s.size();
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  void place(std::string_view s) {
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash(s) & mask;
+    while (slots_[i].data() != nullptr) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+  void grow() {
+    std::vector<std::string_view> old(slots_.size() < 16 ? 32 : slots_.size() * 2);
+    old.swap(slots_);
+    for (auto e : old)
+      if (e.data() != nullptr) place(e);
+  }
+  std::vector<std::string_view> slots_;
+  std::size_t size_ = 0;
+  uint64_t lengths_ = 0;  // bit n: a name of n bytes (63: or more) is in the set
+};
+
 bool contains(const std::vector<std::string_view>& sorted, std::string_view name) {
   return std::binary_search(sorted.begin(), sorted.end(), name);
 }
@@ -295,7 +341,7 @@ class Collector {
   // facts are then incomplete and the caller collects again without the filter.
   bool run(TSNode root) {
     if (prefilter_) collect_import_names(root, 0);
-    scopes_.push_back(Scope{ScopeKind::Module, "", "", {}, {}});
+    scopes_.push_back(Scope{ScopeKind::Module, "", "", {}, {}, {}});
     Ctx ctx;
     visit_block(root, ctx, 0);
     if (prefilter_) {
@@ -317,9 +363,15 @@ class Collector {
   std::unordered_set<std::string> module_import_names_;
   // Names bound by import statements that may run in the module scope (a
   // superset of module_import_names_), from the pre-pass.
-  std::unordered_set<std::string_view> maybe_imported_;
+  NameSet maybe_imported_;
   std::forward_list<std::string> owned_;  // storage for names that are not source text
-  std::vector<std::string_view> attr_chain_;  // scratch: attribute names, outermost first
+  // The attribute chain visit_attribute walked last: its names (outermost
+  // first), top node, and how it ended (on an identifier, on another
+  // expression, or cut short by the depth limit).
+  std::vector<std::string_view> attr_chain_;
+  const void* chain_top_ = nullptr;
+  enum class ChainEnd { Identifier, Other, Cut } chain_end_ = ChainEnd::Cut;
+  std::string_view chain_base_;
   bool depth_reported_ = false;
   bool memoize_ = false;
   int open_functions_ = 0;  // function scopes on scopes_
@@ -431,7 +483,7 @@ class Collector {
           ImportStatement st;
           parse_import(c, st);
           for (auto& b : st.bound_names()) {
-            if (!maybe_imported_.count(b)) maybe_imported_.insert(own(std::move(b)));
+            if (!maybe_imported_.contains(b)) maybe_imported_.insert(own(std::move(b)));
           }
           break;
         }
@@ -753,7 +805,10 @@ class Collector {
     }
     classify(u, ctx);
     int line = ts::line(id);
-    if (u.kind != UseKind::Annotation || u.eager) emit(ctx, Event::Kind::Use, u.dotted, line);
+    // Only attribute reads (`mod.attr`) can fail on a partial module: a bare name
+    // was bound by its import already.
+    if (!attrs.empty() && (u.kind != UseKind::Annotation || u.eager))
+      emit(ctx, Event::Kind::Use, u.dotted, line);
     u.line = line;
     u.begin = ts_node_start_byte(id);
     u.end = ts_node_end_byte(id);
@@ -859,6 +914,8 @@ class Collector {
   // other base is visited.
   void visit_attribute(TSNode n, const Ctx& ctx, int depth) {
     attr_chain_.clear();
+    chain_top_ = n.id;
+    chain_end_ = ChainEnd::Cut;
     for (;;) {
       attr_chain_.push_back(view(field(n, g_.attribute)));
       TSNode obj = field(n, g_.object);
@@ -870,12 +927,37 @@ class Collector {
         continue;
       }
       if (k == kIdentifier) {
+        chain_end_ = ChainEnd::Identifier;
+        chain_base_ = view(obj);
         record_use(obj, ctx, attr_chain_);
       } else {
+        chain_end_ = ChainEnd::Other;
         visit(obj, ctx, depth);
       }
       return;
     }
+  }
+
+  // callee_text(fn) for the `fn` just visited: an attribute chain is rebuilt
+  // from what visit_attribute saw instead of walking it again.
+  std::string callee_of_visited(TSNode fn) const {
+    if (ts_node_is_null(fn) || fn.id != chain_top_ || !is(fn, kAttribute)) return callee_text(fn);
+    switch (chain_end_) {
+      case ChainEnd::Other: return {};
+      case ChainEnd::Cut: return callee_text(fn);
+      case ChainEnd::Identifier: break;
+    }
+    if (chain_base_.empty()) return {};
+    std::size_t len = chain_base_.size();
+    for (auto a : attr_chain_) len += 1 + a.size();
+    std::string out;
+    out.reserve(len);
+    out = chain_base_;
+    for (auto it = attr_chain_.rbegin(); it != attr_chain_.rend(); ++it) {
+      out += '.';
+      out += *it;
+    }
+    return out;
   }
 
   // A store target: identifiers bind, attribute objects and subscripts load.
@@ -932,7 +1014,7 @@ class Collector {
     apply_decorators(decorators, ctx, ts::line(n));
     define(name_node, Definition::Kind::Function, ctx);
 
-    Scope s{ScopeKind::Function, qualified, qualified, {}, {}};
+    Scope s{ScopeKind::Function, qualified, qualified, {}, {}, {}};
     collect_parameters(params, s);
     TSNode body = field(n, g_.body);
     if (!ts_node_is_null(body)) {
@@ -1005,7 +1087,7 @@ class Collector {
       }
     }
     out_.classes.push_back(info);
-    Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}};
+    Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}, {}};
     scopes_.push_back(std::move(s));
     Ctx inner = ctx;
     inner.class_body = !ctx.deferred;
@@ -1022,7 +1104,7 @@ class Collector {
   void visit_lambda(TSNode n, const Ctx& ctx, int depth) {
     TSNode params = field(n, g_.parameters);
     visit_parameters(params, ctx, depth);
-    Scope s{ScopeKind::Lambda, current_scope_name(), current_function(), {}, {}};
+    Scope s{ScopeKind::Lambda, current_scope_name(), current_function(), {}, {}, {}};
     collect_parameters(params, s);
     sort_unique(s.locals);
     scopes_.push_back(std::move(s));
@@ -1046,7 +1128,7 @@ class Collector {
   void visit_comprehension(TSNode n, const Ctx& ctx, int depth) {
     // The first iterable is evaluated in the enclosing scope; the rest in the
     // comprehension's own scope, where its targets are local.
-    Scope s{ScopeKind::Comprehension, current_scope_name(), current_function(), {}, {}};
+    Scope s{ScopeKind::Comprehension, current_scope_name(), current_function(), {}, {}, {}};
     auto kids = named(n);
     bool first = true;
     for (TSNode c : kids) {
@@ -1155,8 +1237,18 @@ class Collector {
       }
       out_.dynamic_imports.push_back(std::move(d));
     }
-    visit_children(n, ctx, depth);
-    std::string callee = callee_text(fn);
+    std::string callee;
+    if (ts_node_has_error(n)) {
+      visit_children(n, ctx, depth);
+      callee = callee_text(fn);
+    } else {
+      // A call's named children are its function and its arguments (and maybe
+      // comments, which visit skips): no need to enumerate them.
+      chain_top_ = nullptr;
+      visit(fn, ctx, depth + 1);
+      callee = callee_of_visited(fn);
+      visit(field(n, g_.arguments), ctx, depth + 1);
+    }
     if (!callee.empty()) emit(ctx, Event::Kind::Call, std::move(callee), ts::line(n));
   }
 
