@@ -451,24 +451,51 @@ void sift(const Group& g, const std::vector<double>& w, std::vector<int>& order,
 }
 
 // The statements to cut for the arcs that point backward in `order`: arcs with
-// a single removable edge first (no choice), then for each remaining arc the
-// edge whose statements not yet cut are cheapest.
+// a single removable edge first (no choice), then for each arc still there the
+// edge with the lowest cost per backward arc it removes (its statements may sit
+// on edges of other backward arcs, too).
 std::vector<char> cuts_from_order(const Group& g, const std::vector<int>& order) {
   std::vector<int> pos(g.n);
   for (int i = 0; i < g.n; ++i) pos[order[i]] = i;
-  std::vector<char> cut(g.cost.size(), 0);
-  std::vector<int> backward;
+  std::vector<char> cut(g.cost.size(), 0), backward(g.arcs.size(), 0), gone(g.arcs.size(), 0);
+  std::vector<int> todo;
   for (std::size_t a = 0; a < g.arcs.size(); ++a)
-    if (pos[g.arcs[a].from] >= pos[g.arcs[a].to]) backward.push_back(static_cast<int>(a));
+    if (pos[g.arcs[a].from] >= pos[g.arcs[a].to]) {
+      CUT_CHECK(!g.arcs[a].fixed);
+      backward[a] = 1;
+      todo.push_back(static_cast<int>(a));
+    }
   auto removable_edges = [&](int a) {
     int count = 0;
     for (int e : g.arcs[a].edges) count += !g.edge_stmts[e].empty();
     return count;
   };
-  std::stable_sort(backward.begin(), backward.end(),
+  std::stable_sort(todo.begin(), todo.end(),
                    [&](int x, int y) { return (removable_edges(x) > 1) < (removable_edges(y) > 1); });
-  for (int a : backward) {
-    CUT_CHECK(!g.arcs[a].fixed);
+  std::vector<int> seen(g.arcs.size(), -1), added;
+  int stamp = 0;
+  // Cuts e's statements; returns the backward arcs that newly disappear (and,
+  // when `undo`, takes the cut back).
+  auto apply = [&](int e, bool undo) {
+    added.clear();
+    for (int s : g.edge_stmts[e])
+      if (!cut[s]) cut[s] = 1, added.push_back(s);
+    ++stamp;
+    int count = 0;
+    for (int s : added)
+      for (int f : g.stmt_edges[s]) {
+        const int b = g.edge_arc[f];
+        if (!backward[b] || gone[b] || seen[b] == stamp || !edge_removed(g, f, cut)) continue;
+        seen[b] = stamp;
+        ++count;
+        if (!undo) gone[b] = 1;
+      }
+    if (undo)
+      for (int s : added) cut[s] = 0;
+    return count;
+  };
+  for (int a : todo) {
+    if (gone[a]) continue;
     int best_edge = -1;
     double best = kInf;
     for (int e : g.arcs[a].edges) {
@@ -476,9 +503,11 @@ std::vector<char> cuts_from_order(const Group& g, const std::vector<int>& order)
       double marginal = 0;
       for (int s : g.edge_stmts[e])
         if (!cut[s]) marginal += g.cost[s];
-      if (marginal < best) best = marginal, best_edge = e;
+      const double ratio = marginal / std::max(1, apply(e, true));
+      if (ratio < best) best = ratio, best_edge = e;
     }
-    for (int s : g.edge_stmts[best_edge]) cut[s] = 1;
+    apply(best_edge, false);
+    gone[a] = 1;
   }
   return cut;
 }
@@ -864,9 +893,10 @@ std::vector<int> order_near(const Group& g, const std::vector<char>& gone, const
 }
 
 // Upper bound: orderings from three weight models (Eades-Lin-Smyth, then
-// sifting), each turned into statements and pruned; then iterated: sift the
-// order the best plan leaves, with the weights perturbed when that stops
-// helping. All work is counted, so the plan does not depend on the clock.
+// sifting), each turned into statements and pruned; the best one improved by
+// minimum cuts; then iterated: sift the order the best plan leaves (with the
+// weights perturbed once that stops helping), cut, prune, improve. All work is
+// counted, so the plan does not depend on the clock.
 void solve_heuristic(Group& g, unsigned seed, long long work, const Deadline& clock) {
   std::mt19937 rng(seed * 2654435761u + 12345u);
   long long budget = work;
@@ -927,6 +957,8 @@ void solve_heuristic(Group& g, unsigned seed, long long work, const Deadline& cl
 // y is continuous: with x integral, y_e > 0 forces every statement of e, so a
 // satisfied cycle row always has a removed edge.
 
+#ifdef CYCLEFIX_HAVE_CBC
+
 // Shortest cycles (over arcs that are not gone) through every present arc
 // inside a cyclic component of the present graph: one breadth-first search from
 // each node w closes a cycle through every arc entering w.
@@ -969,8 +1001,6 @@ void shortest_cycles(const Group& g, const std::vector<char>& gone, const Deadli
     }
   }
 }
-
-#ifdef CYCLEFIX_HAVE_CBC
 
 struct CbcModelOwner {
   Cbc_Model* model = Cbc_newModel();
@@ -1251,14 +1281,40 @@ CutSolution solve_cuts(const CutInstance& in, const CutOptions& options) {
   auto removed_by_forced = [&](std::size_t e) {
     return removable[e] && std::all_of(stmts[e].begin(), stmts[e].end(), [&](auto s) { return bool(forced[s]); });
   };
-  std::vector<std::size_t> qedges;  // instance edges between different contracted nodes, still present
-  std::vector<std::vector<int>> qout(hcount);
-  for (std::size_t e = 0; e < edge_count; ++e) {
-    const int a = hcomp[edges[e].from], b = hcomp[edges[e].to];
-    if (a == b || removed_by_forced(e)) continue;
-    qedges.push_back(e);
-    qout[a].push_back(b);
+  // All present edges between the same two contracted nodes act as one edge:
+  // it is gone only when each of them is, so it carries the union of their
+  // statements and is removable only if each of them is.
+  struct QEdge {
+    int a = 0, b = 0;
+    std::vector<std::uint32_t> stmts;
+    bool removable = true;
+  };
+  std::vector<QEdge> qedges;
+  {
+    std::vector<std::size_t> present;
+    for (std::size_t e = 0; e < edge_count; ++e)
+      if (hcomp[edges[e].from] != hcomp[edges[e].to] && !removed_by_forced(e)) present.push_back(e);
+    std::stable_sort(present.begin(), present.end(), [&](std::size_t x, std::size_t y) {
+      return std::make_pair(hcomp[edges[x].from], hcomp[edges[x].to]) <
+             std::make_pair(hcomp[edges[y].from], hcomp[edges[y].to]);
+    });
+    for (std::size_t e : present) {
+      const int a = hcomp[edges[e].from], b = hcomp[edges[e].to];
+      if (qedges.empty() || qedges.back().a != a || qedges.back().b != b) qedges.push_back({a, b, {}, true});
+      QEdge& q = qedges.back();
+      q.removable = q.removable && removable[e];
+      for (auto st : stmts[e])
+        if (!forced[st]) q.stmts.push_back(st);
+    }
+    for (QEdge& q : qedges) {
+      std::sort(q.stmts.begin(), q.stmts.end());
+      q.stmts.erase(std::unique(q.stmts.begin(), q.stmts.end()), q.stmts.end());
+      if (!q.removable) q.stmts.clear();
+      CUT_CHECK(!q.removable || !q.stmts.empty());
+    }
   }
+  std::vector<std::vector<int>> qout(hcount);
+  for (const QEdge& q : qedges) qout[q.a].push_back(q.b);
   for (auto& list : qout) {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
@@ -1277,19 +1333,17 @@ CutSolution solve_cuts(const CutInstance& in, const CutOptions& options) {
     return x;
   };
   std::vector<int> owner(stmt_count, -1);
-  std::vector<std::size_t> inner;  // edges inside a cyclic component
-  for (std::size_t e : qedges) {
-    const int a = hcomp[edges[e].from], b = hcomp[edges[e].to];
-    if (qcomp[a] != qcomp[b]) continue;
-    CUT_CHECK(qsize[qcomp[a]] > 1);
-    inner.push_back(e);
-    if (!removable[e]) continue;
-    for (auto s : stmts[e]) {
-      if (forced[s]) continue;
-      if (owner[s] < 0)
-        owner[s] = qcomp[a];
+  std::vector<int> inner;  // contracted edges inside a cyclic component
+  for (std::size_t qe = 0; qe < qedges.size(); ++qe) {
+    const QEdge& q = qedges[qe];
+    if (qcomp[q.a] != qcomp[q.b]) continue;
+    CUT_CHECK(qsize[qcomp[q.a]] > 1);
+    inner.push_back(static_cast<int>(qe));
+    for (auto st : q.stmts) {
+      if (owner[st] < 0)
+        owner[st] = qcomp[q.a];
       else
-        uf[find(owner[s])] = find(qcomp[a]);
+        uf[find(owner[st])] = find(qcomp[q.a]);
     }
   }
   std::map<int, int> group_of_root;  // keyed by the root's smallest component id below
@@ -1313,12 +1367,8 @@ CutSolution solve_cuts(const CutInstance& in, const CutOptions& options) {
     }
     std::vector<int> local_stmt(stmt_count, -1);
     std::vector<int> stmt_group(stmt_count, -1);
-    for (std::size_t e : inner) {
-      if (!removable[e]) continue;
-      const int gi = group_index[qcomp[hcomp[edges[e].from]]];
-      for (auto s : stmts[e])
-        if (!forced[s]) stmt_group[s] = gi;
-    }
+    for (int qe : inner)
+      for (auto st : qedges[qe].stmts) stmt_group[st] = group_index[qcomp[qedges[qe].a]];
     for (std::size_t s = 0; s < stmt_count; ++s) {
       if (stmt_group[s] < 0) continue;
       Group& g = groups[stmt_group[s]];
@@ -1327,17 +1377,13 @@ CutSolution solve_cuts(const CutInstance& in, const CutOptions& options) {
       g.cost.push_back(in.statement_cost[s]);
     }
     std::vector<std::vector<std::pair<int, int>>> ends(groups.size());
-    for (std::size_t e : inner) {
-      const int a = hcomp[edges[e].from], b = hcomp[edges[e].to];
-      const int gi = group_index[qcomp[a]];
-      Group& g = groups[gi];
+    for (int qe : inner) {
+      const QEdge& q = qedges[qe];
+      const int gi = group_index[qcomp[q.a]];
       std::vector<int> local;
-      if (removable[e])
-        for (auto s : stmts[e])
-          if (!forced[s]) local.push_back(local_stmt[s]);
-      CUT_CHECK(!removable[e] || !local.empty());
-      g.edge_stmts.push_back(std::move(local));
-      ends[gi].push_back({local_node[a], local_node[b]});
+      for (auto st : q.stmts) local.push_back(local_stmt[st]);
+      groups[gi].edge_stmts.push_back(std::move(local));
+      ends[gi].push_back({local_node[q.a], local_node[q.b]});
     }
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       Group& g = groups[gi];
@@ -1358,7 +1404,7 @@ CutSolution solve_cuts(const CutInstance& in, const CutOptions& options) {
   for (const Group& g : groups) total_size += static_cast<double>(g.arcs.size());
   for (Group& g : groups) {
     const double share = total_work * static_cast<double>(g.arcs.size()) / std::max(1.0, total_size);
-    solve_heuristic(g, options.seed, static_cast<long long>(std::max(share, 1e6)), clock);
+    solve_heuristic(g, options.seed, static_cast<long long>(std::max(share, 2e5)), clock);
   }
 #ifdef CYCLEFIX_HAVE_CBC
   if (options.exact) {

@@ -22,24 +22,30 @@
 // true; otherwise lower_bound <= minimum <= cost.
 //
 // Method. Reductions first: contract the unbreakable components, cut the
-// statements of removable self-loops (forced), drop everything outside the
-// strongly connected components of what is left, contract nodes with one arc in
-// and one arc out into chains, and solve each component (components that share a
-// statement are solved together) on its own. Per component: an upper bound from
-// an Eades-Lin-Smyth ordering refined by moving nodes, then pruning every cut
-// that is not needed; a lower bound from a fractional packing of short cycles;
-// and, when built with CBC and `exact` is set, an integer program over the
-// statements with lazily generated cycle constraints, seeded with a shortest
-// cycle through every arc and re-solved with the violated cycles until the
-// remaining graph is acyclic.
+// statements of removable self-loops (forced), merge parallel edges (one edge
+// carrying the union of their statements), drop everything outside the
+// strongly connected components of what is left, contract nodes with one arc
+// in and one arc out into chains, and solve each component on its own
+// (components that share a statement together). Per component: an upper bound
+// from Eades-Lin-Smyth orderings refined by moving single nodes, turned into
+// statements, pruned to a minimal set and improved by swapping a cut statement
+// for a cheaper minimum cut; a lower bound from a fractional packing of short
+// cycles (a feasible dual of the LP relaxation); and, when built with CBC and
+// `exact` is set, an integer program over the statements with lazily generated
+// cycle constraints, seeded with a shortest cycle through every arc and
+// re-solved with the violated cycles added until what is left is acyclic.
 //
-// Determinism. The same instance and options give the same solution: all
-// orders are by index, CBC runs single-threaded with fixed seeds, and the
-// heuristic's work is bounded by counts, not by the clock. The ILP's answer is
+// Determinism. The same instance and options give the same solution, in
+// whatever order the edges are listed: edges are put in a canonical order, all
+// other orders are by index, CBC runs single-threaded with fixed seeds, and the
+// heuristic's work is bounded by counts (scaled by time_limit_s), not by the
+// clock. The ILP's answer is
 // used only when it is proven optimal; a component whose ILP runs out of time
 // keeps the heuristic's plan (the ILP still tightens lower_bound). So the plan
 // depends on the clock only for a component whose ILP finishes just around the
-// time limit.
+// time limit, or when the heuristic alone needs the whole limit. CBC checks the
+// clock between branch-and-bound nodes, so a solve may overrun the limit by a
+// fraction of a second on large components.
 #pragma once
 
 #include <cstddef>
@@ -82,9 +88,9 @@ struct CutSolution {
   std::vector<std::uint32_t> unbreakable_components;
 
   // "trivial": no search was needed (no cycles, or only forced cuts);
-  // "ilp": every component was solved or proven optimal by the ILP;
-  // "heuristic": otherwise (optimal may still be true when the heuristic met
-  // the lower bound).
+  // "ilp": the ILP ran and every component ended proven optimal;
+  // "heuristic": otherwise. optimal may be true for "heuristic" too, when the
+  // plan met the cycle packing bound and no ILP was needed.
   std::string method;
   double seconds = 0;
 };
