@@ -58,7 +58,9 @@ install_missing_packages() {
 # npm (with node) only fetches the grammar tarball. Once CMake has cached it,
 # it is not needed; if the cached tarball fails its integrity check, CMake
 # deletes it and the next run installs npm.
-if ! compgen -G ".cache/grammar/tree-sitter-python-*.tgz" >/dev/null; then
+# An npm that is already on PATH (e.g. from NodeSource's nodejs, which conflicts
+# with Debian's npm package) is used as it is.
+if ! compgen -G ".cache/grammar/tree-sitter-python-*.tgz" >/dev/null && ! command -v npm >/dev/null; then
   packages+=(npm)
 fi
 
