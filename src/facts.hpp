@@ -99,6 +99,7 @@ struct DynamicImport {
   int line = 0;
   std::string call;      // "importlib.import_module" or "__import__"
   std::string argument;  // literal module name when the first argument is a string, else ""
+  bool at_import_time = false;  // at module level or in a class body (not inside a function)
 };
 
 struct SyntaxProblem {

@@ -327,13 +327,41 @@ struct Ctx {
   const char* where = "module level";
 };
 
+// Vectors that grow while a file is walked, reused from file to file: a growing
+// vector frees its old buffer at each step, and large frees next to a freshly
+// freed tree cost a lot in malloc. The facts get exact-size copies.
+struct Scratch {
+  std::vector<NameUse> candidates;
+  std::vector<char> kept;
+  std::vector<std::vector<Event>> events;  // by depth in Collector::sinks_
+
+  void reset() {
+    candidates.clear();
+    kept.clear();
+    for (auto& e : events) e.clear();
+  }
+  // Gives back what a huge file left behind.
+  void trim() {
+    constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
+    auto trim_one = [&](auto& v) {
+      if (v.capacity() * sizeof(v[0]) > kKeepBytes) std::remove_reference_t<decltype(v)>().swap(v);
+    };
+    trim_one(candidates);
+    trim_one(kept);
+    for (auto& e : events) trim_one(e);
+  }
+};
+
 class Collector {
  public:
   // With `prefilter`, identifiers that no module-level import binds are dropped
   // before any work (they could only be dropped at the end anyway).
-  Collector(std::string_view src, ModuleFacts& out, ts::ChildPool& pool, bool prefilter)
-      : g_(grammar()), src_(src), out_(out), pool_(pool), prefilter_(prefilter) {
+  Collector(std::string_view src, ModuleFacts& out, ts::ChildPool& pool, Scratch& scratch,
+            bool prefilter)
+      : g_(grammar()), src_(src), out_(out), pool_(pool), scratch_(scratch),
+        candidates_(scratch.candidates), prefilter_(prefilter) {
     pool_.clear_memo();  // it described another tree
+    scratch_.reset();
   }
   ~Collector() { pool_.clear_memo(); }
 
@@ -357,9 +385,10 @@ class Collector {
   std::string_view src_;
   ModuleFacts& out_;
   ts::ChildPool& pool_;
+  Scratch& scratch_;
+  std::vector<NameUse>& candidates_;
   bool prefilter_;
   std::vector<Scope> scopes_;
-  std::vector<NameUse> candidates_;
   std::unordered_set<std::string> module_import_names_;
   // Names bound by import statements that may run in the module scope (a
   // superset of module_import_names_), from the pre-pass.
@@ -378,6 +407,28 @@ class Collector {
   // Where events go: -1 the module body, >= 0 a function's body, -2 nowhere
   // (lambda bodies, which run only if called through a name we cannot follow).
   std::vector<int> sinks_{-1};
+
+  // The events of the body at depth `level` of sinks_ (moved into the facts when
+  // the body ends).
+  std::vector<Event>& events_at(std::size_t level) {
+    if (scratch_.events.size() <= level) scratch_.events.resize(level + 1);
+    return scratch_.events[level];
+  }
+  std::vector<Event>& current_events() { return events_at(sinks_.size() - 1); }
+  void push_sink(int sink) {
+    sinks_.push_back(sink);
+    current_events().clear();
+  }
+  // Ends the current body: its events go, at their exact size, to `into`.
+  void pop_sink(std::vector<Event>* into) {
+    std::vector<Event>& buf = current_events();
+    if (into) {
+      into->reserve(into->size() + buf.size());
+      std::move(buf.begin(), buf.end(), std::back_inserter(*into));
+    }
+    buf.clear();
+    sinks_.pop_back();
+  }
 
   Kind kind(TSNode n) const { return g_.kind(n); }
   bool is(TSNode n, Kind k) const { return !ts_node_is_null(n) && g_.kind(n) == k; }
@@ -400,7 +451,7 @@ class Collector {
     e.guarded = ctx.in_try && ctx.guards_import_error;
     // Inside a function, an if/elif/else or try body may not run when the function does.
     e.conditional = ctx.deferred && (ctx.conditional || ctx.in_try);
-    (sink == -1 ? out_.events : out_.functions[sink].events).push_back(std::move(e));
+    current_events().push_back(std::move(e));
   }
 
   // "f", "a.b.f" for identifier/attribute chains of identifiers; "" otherwise.
@@ -786,7 +837,7 @@ class Collector {
       }
       emit(ctx, Event::Kind::Use, std::move(dotted), ts::line(id));
       if (int sink = sinks_.back(); sink >= 0 && !ctx.type_checking)
-        out_.functions[sink].events.back().local = true;
+        current_events().back().local = true;
       return;
     }
     // Only uses of names that module-level imports bind are kept (finish()).
@@ -1045,7 +1096,8 @@ class Collector {
     out_.functions.push_back(std::move(f));
 
     scopes_.push_back(std::move(s));
-    sinks_.push_back(static_cast<int>(out_.functions.size()) - 1);
+    const std::size_t index = out_.functions.size() - 1;
+    push_sink(static_cast<int>(index));
     Ctx inner = ctx;
     inner.deferred = true;
     inner.class_body = false;
@@ -1057,7 +1109,7 @@ class Collector {
     ++open_functions_;
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     --open_functions_;
-    sinks_.pop_back();
+    pop_sink(&out_.functions[index].events);
     scopes_.pop_back();
     if (open_functions_ == 0) pool_.forget();  // keeps the memo small
   }
@@ -1108,12 +1160,12 @@ class Collector {
     collect_parameters(params, s);
     sort_unique(s.locals);
     scopes_.push_back(std::move(s));
-    sinks_.push_back(-2);
+    push_sink(-2);
     Ctx inner = ctx;
     inner.deferred = true;
     inner.where = "lambda body";
     visit(field(n, g_.body), inner, depth + 1);
-    sinks_.pop_back();
+    pop_sink(nullptr);
     scopes_.pop_back();
   }
 
@@ -1226,6 +1278,7 @@ class Collector {
       DynamicImport d;
       d.line = ts::line(n);
       d.call = std::string(ft);
+      d.at_import_time = !ctx.deferred && !ctx.type_checking;
       TSNode args = field(n, g_.arguments);
       if (is(args, kArgumentList) && ts_node_named_child_count(args) > 0) {
         TSNode a = ts_node_named_child(args, 0);
@@ -1396,7 +1449,9 @@ class Collector {
   }
 
   void finish() {
-    std::vector<char> kept(candidates_.size());
+    pop_sink(&out_.events);  // the module body
+    std::vector<char>& kept = scratch_.kept;
+    kept.assign(candidates_.size(), 0);
     std::size_t n = 0;
     for (std::size_t i = 0; i < candidates_.size(); ++i)
       n += kept[i] = module_import_names_.count(candidates_[i].name) != 0;
@@ -1405,12 +1460,12 @@ class Collector {
       if (kept[i]) out_.uses.push_back(std::move(candidates_[i]));
     // Use events are kept for imported names only.
     auto keep = [&](std::vector<Event>& events) {
-      std::erase_if(events, [&](const Event& e) {
+      auto removed = std::erase_if(events, [&](const Event& e) {
         if (e.kind != Event::Kind::Use || e.local) return false;
         std::string_view name = e.name;
         return !module_import_names_.count(std::string(name.substr(0, name.find('.'))));
       });
-      fit(events);
+      if (removed) fit(events);
     };
     keep(out_.events);
     for (auto& f : out_.functions) keep(f.events);
@@ -1475,7 +1530,8 @@ ModuleFacts collect_facts(std::string_view source, ::TSParser* parser) {
   TSNode root = ts_tree_root_node(tree.get());
   collect_syntax_problems(root, source, facts);
   const std::size_t problems = facts.syntax_problems.size();
-  if (!Collector(source, facts, pool, true).run(root)) {
+  thread_local Scratch scratch;
+  if (!Collector(source, facts, pool, scratch, true).run(root)) {
     // The pre-pass missed a module-level import (odd syntax): collect again
     // without the filter.
     ModuleFacts again;
@@ -1483,8 +1539,9 @@ ModuleFacts collect_facts(std::string_view source, ::TSParser* parser) {
     again.syntax_problems.assign(facts.syntax_problems.begin(),
                                  facts.syntax_problems.begin() + static_cast<std::ptrdiff_t>(problems));
     facts = std::move(again);
-    Collector(source, facts, pool, false).run(root);
+    Collector(source, facts, pool, scratch, false).run(root);
   }
+  scratch.trim();
   std::stable_sort(facts.syntax_problems.begin(), facts.syntax_problems.end(),
                    [](const auto& a, const auto& b) { return a.line < b.line; });
   return facts;

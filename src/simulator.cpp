@@ -206,6 +206,11 @@ class Interpreter {
       bind_in_parent(m);
       return std::nullopt;
     }
+    for (const DynamicImport& d : a_->files[info.file].facts.dynamic_imports) {
+      if (d.at_import_time)
+        unknown("dynamic import " + d.call + "(" + (d.argument.empty() ? "..." : "'" + d.argument + "'") +
+                ") at import time at " + where(info.file, d.line) + ": not followed");
+    }
     stack_.push_back({m, info.display, 0});
     MaybeFailure f = run_body(info.file, -1, a_->files[info.file].facts.events);
     stack_.pop_back();

@@ -144,3 +144,18 @@ TEST(Simulator, ThirdPartyImportsAreLeaves) {
   auto a = analysis_of({{"a.py", "import os\nfrom collections import OrderedDict\nA = 1\n"}});
   EXPECT_EQ(simulate(a, EntryMode::Normal).failing(), 0u);
 }
+
+TEST(Simulator, DynamicImportAtImportTimeIsUncertain) {
+  auto a = analysis_of({
+      {"a.py", "import importlib\nplugins = importlib.import_module('b')\ndef later():\n    return __import__('b')\n"},
+      {"b.py", "B = 1\n"},
+      {"c.py", "def f():\n    import importlib\n    return importlib.import_module('b')\n"},
+  });
+  auto r = simulate(a, EntryMode::Normal);
+  const auto& ea = entry(a, r, "a");
+  EXPECT_TRUE(ea.uncertain);
+  ASSERT_EQ(ea.unknowns.size(), 1u);
+  EXPECT_NE(ea.unknowns[0].find("importlib.import_module('b') at import time at a.py:2"), std::string::npos)
+      << ea.unknowns[0];
+  EXPECT_FALSE(entry(a, r, "c").uncertain);  // only inside a function that never runs
+}
