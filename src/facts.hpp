@@ -78,7 +78,7 @@ struct NameUse {
   // annotation in a function body).
   bool eager = false;
   bool in_string = false;       // inside a string annotation ("Foo")
-  std::string where;            // short description: "base class", "decorator", "default value", ...
+  const char* where = "";       // short description (a string literal): "base class", "decorator", ...
   std::string scope;            // qualified name of the innermost function/class ("" at module level)
   std::string function;         // qualified name of the innermost enclosing function ("" if none)
   int line = 0;

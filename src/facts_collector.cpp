@@ -12,6 +12,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "facts.hpp"
@@ -394,6 +395,8 @@ class Collector {
   // superset of module_import_names_), from the pre-pass.
   NameSet maybe_imported_;
   std::forward_list<std::string> owned_;  // storage for names that are not source text
+  // Import statements parsed before the visit reaches them, by node (id; start byte).
+  std::unordered_map<const void*, std::pair<uint32_t, ImportStatement>> parsed_imports_;
   // The attribute chain visit_attribute walked last: its names (outermost
   // first), top node, and how it ended (on an identifier, on another
   // expression, or cut short by the depth limit).
@@ -531,8 +534,7 @@ class Collector {
       switch (kind(c)) {
         case kImportStatement:
         case kImportFromStatement: {
-          ImportStatement st;
-          parse_import(c, st);
+          const ImportStatement& st = parsed_import(c);
           for (auto& b : st.bound_names()) {
             if (!maybe_imported_.contains(b)) maybe_imported_.insert(own(std::move(b)));
           }
@@ -601,9 +603,9 @@ class Collector {
     }
   }
 
-  void collect_parameters(TSNode params, Scope& s) {
-    if (ts_node_is_null(params)) return;
-    for (TSNode p : named(params)) {
+  // `params`: the named children of a parameters node.
+  void collect_parameters(const ts::ChildList& params, Scope& s) {
+    for (TSNode p : params) {
       switch (kind(p)) {
         case kIdentifier: s.locals.push_back(view(p)); break;
         case kDefaultParameter:
@@ -660,8 +662,7 @@ class Collector {
         break;
       case kImportStatement:
       case kImportFromStatement: {
-        ImportStatement st;
-        parse_import(n, st);
+        const ImportStatement& st = parsed_import(n);
         for (auto& b : st.bound_names()) {
           std::string_view v = own(std::move(b));
           s.locals.push_back(v);
@@ -698,6 +699,30 @@ class Collector {
       out += view(c);
     }
     return out;
+  }
+
+  // parse_import(n) of an import statement, kept until record_import takes it:
+  // the pre-pass and a function's local names read the same statements the
+  // visit records.
+  const ImportStatement& parsed_import(TSNode n) {
+    auto [it, fresh] = parsed_imports_.try_emplace(n.id);
+    if (fresh || it->second.first != ts_node_start_byte(n)) {
+      it->second.first = ts_node_start_byte(n);
+      it->second.second = ImportStatement{};
+      parse_import(n, it->second.second);
+    }
+    return it->second.second;
+  }
+  ImportStatement take_parsed_import(TSNode n) {
+    auto it = parsed_imports_.find(n.id);
+    if (it != parsed_imports_.end() && it->second.first == ts_node_start_byte(n)) {
+      ImportStatement st = std::move(it->second.second);
+      parsed_imports_.erase(it);
+      return st;
+    }
+    ImportStatement st;
+    parse_import(n, st);
+    return st;
   }
 
   void parse_import(TSNode n, ImportStatement& st) {
@@ -781,8 +806,7 @@ class Collector {
   }
 
   void record_import(TSNode n, const Ctx& ctx) {
-    ImportStatement st;
-    parse_import(n, st);
+    ImportStatement st = take_parsed_import(n);
     st.line = ts::line(n);
     st.stmt_begin = ts_node_start_byte(n);
     st.stmt_end = ts_node_end_byte(n);
@@ -1031,9 +1055,9 @@ class Collector {
     visit(type_node, a, depth + 1);
   }
 
-  void visit_parameters(TSNode params, const Ctx& outer, int depth) {
-    if (ts_node_is_null(params)) return;
-    for (TSNode p : named(params)) {
+  // `params`: the named children of a parameters node.
+  void visit_parameters(const ts::ChildList& params, const Ctx& outer, int depth) {
+    for (TSNode p : params) {
       Kind k = kind(p);
       if (k == kDefaultParameter || k == kTypedDefaultParameter) {
         Ctx d = outer;
@@ -1058,15 +1082,17 @@ class Collector {
     TSNode params = field(n, g_.parameters);
     std::string name = text(name_node);
     std::string qualified = qualify(name);
-    // Parameters' defaults and annotations, and the return annotation, are
-    // evaluated where the def statement runs.
-    visit_parameters(params, ctx, depth);
-    visit_annotation(field(n, g_.return_type), ctx, depth);
-    apply_decorators(decorators, ctx, ts::line(n));
-    define(name_node, Definition::Kind::Function, ctx);
-
     Scope s{ScopeKind::Function, qualified, qualified, {}, {}, {}};
-    collect_parameters(params, s);
+    {
+      ts::ChildList param_list = named(params);
+      // Parameters' defaults and annotations, and the return annotation, are
+      // evaluated where the def statement runs.
+      visit_parameters(param_list, ctx, depth);
+      visit_annotation(field(n, g_.return_type), ctx, depth);
+      apply_decorators(decorators, ctx, ts::line(n));
+      define(name_node, Definition::Kind::Function, ctx);
+      collect_parameters(param_list, s);
+    }
     TSNode body = field(n, g_.body);
     if (!ts_node_is_null(body)) {
       memoize_ = true;
@@ -1154,10 +1180,10 @@ class Collector {
   }
 
   void visit_lambda(TSNode n, const Ctx& ctx, int depth) {
-    TSNode params = field(n, g_.parameters);
-    visit_parameters(params, ctx, depth);
+    ts::ChildList param_list = named(field(n, g_.parameters));
+    visit_parameters(param_list, ctx, depth);
     Scope s{ScopeKind::Lambda, current_scope_name(), current_function(), {}, {}, {}};
-    collect_parameters(params, s);
+    collect_parameters(param_list, s);
     sort_unique(s.locals);
     scopes_.push_back(std::move(s));
     push_sink(-2);

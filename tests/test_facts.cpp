@@ -171,14 +171,14 @@ TEST(FactsUses, LambdaBodyIsDeferredButDefaultIsNot) {
   auto f = collect_facts("from m import X, Y\nf = lambda a=Y: X(a)\n");
   EXPECT_EQ(only_use(f, "X").kind, UseKind::Deferred);
   EXPECT_EQ(only_use(f, "Y").kind, UseKind::ImportTime);
-  EXPECT_EQ(only_use(f, "Y").where, "default value");
+  EXPECT_STREQ(only_use(f, "Y").where, "default value");
 }
 
 TEST(FactsUses, ModuleLevelComprehensionRunsNow) {
   auto f = collect_facts("from m import X\nvals = [X(i) for i in range(3)]\n");
   auto& u = only_use(f, "X");
   EXPECT_EQ(u.kind, UseKind::ImportTime);
-  EXPECT_EQ(u.where, "comprehension");
+  EXPECT_STREQ(u.where, "comprehension");
 }
 
 TEST(FactsUses, ComprehensionTargetShadows) {
@@ -189,10 +189,10 @@ TEST(FactsUses, ComprehensionTargetShadows) {
 TEST(FactsUses, ClassBodyAndBaseClassAndKeyword) {
   auto f = collect_facts(
       "from m import Base, Meta, V\nclass C(Base, metaclass=Meta):\n    attr = V\n");
-  EXPECT_EQ(only_use(f, "Base").where, "base class");
+  EXPECT_STREQ(only_use(f, "Base").where, "base class");
   EXPECT_EQ(only_use(f, "Base").kind, UseKind::ImportTime);
-  EXPECT_EQ(only_use(f, "Meta").where, "class keyword");
-  EXPECT_EQ(only_use(f, "V").where, "class body");
+  EXPECT_STREQ(only_use(f, "Meta").where, "class keyword");
+  EXPECT_STREQ(only_use(f, "V").where, "class body");
   EXPECT_EQ(only_use(f, "V").kind, UseKind::ImportTime);
 }
 
@@ -200,7 +200,7 @@ TEST(FactsUses, DecoratorIsImportTimeEvenOnMethods) {
   auto f = collect_facts(
       "from m import deco, other\n@deco\ndef f():\n    pass\nclass C:\n    @other.wrap\n"
       "    def g(self):\n        pass\n");
-  EXPECT_EQ(only_use(f, "deco").where, "decorator");
+  EXPECT_STREQ(only_use(f, "deco").where, "decorator");
   EXPECT_EQ(only_use(f, "deco").kind, UseKind::ImportTime);
   EXPECT_EQ(only_use(f, "other").kind, UseKind::ImportTime);
   EXPECT_EQ(only_use(f, "other").dotted, "other.wrap");
@@ -214,7 +214,7 @@ TEST(FactsUses, DecoratorOnNestedFunctionIsDeferred) {
 TEST(FactsUses, DefaultValueIsImportTime) {
   auto f = collect_facts("from m import DEFAULT\ndef f(x=DEFAULT):\n    return x\n");
   EXPECT_EQ(only_use(f, "DEFAULT").kind, UseKind::ImportTime);
-  EXPECT_EQ(only_use(f, "DEFAULT").where, "default value");
+  EXPECT_STREQ(only_use(f, "DEFAULT").where, "default value");
 }
 
 TEST(FactsUses, AnnotationsEagerWithoutFutureImport) {
