@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <thread>
 
 #include "ts.hpp"
@@ -26,6 +27,7 @@ void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& opt
     return;
   }
   std::string_view src = text.bytes;
+  fa.content_hash = std::hash<std::string_view>{}(src);
   if (options.parse_only) {
     ts::TreePtr tree = ts::parse(parser, src);
     fa.facts.lines = static_cast<uint32_t>(std::count(src.begin(), src.end(), '\n'));

@@ -30,6 +30,7 @@ struct FileAnalysis {
   bool analysed = false;   // read and parsed (possibly with syntax problems)
   bool rewritable = false; // analysed, no syntax problems
   std::uint64_t bytes = 0;
+  std::size_t content_hash = 0;  // of the bytes analysed: the rewrite refuses a file that changed since
   ModuleId module = 0;
   std::vector<ResolvedImport> resolved;  // parallel to facts.imports
   // Parallel to facts.imports: runs while some module is being imported (module-level

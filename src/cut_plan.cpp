@@ -208,8 +208,9 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   return plan;
 }
 
-std::vector<std::string> loops_broken_by(const Analysis& a, const CycleReport& cycles, const CandidateStatement& cut) {
-  std::vector<std::string> out;
+std::vector<std::vector<ModuleId>> loops_through(const Analysis& a, const CycleReport& cycles,
+                                                 const CandidateStatement& cut) {
+  std::vector<std::vector<ModuleId>> out;
   for (const auto& comp : cycles.components) {
     for (const auto& loop : comp.loops) {
       for (std::size_t h = 0; h < loop.hops.size(); ++h) {
@@ -218,12 +219,18 @@ std::vector<std::string> loops_broken_by(const Analysis& a, const CycleReport& c
         bool hit = std::any_of(e->statements.begin(), e->statements.end(),
                                [&](const StatementRef& s) { return s.file == cut.file && s.import == cut.import; });
         if (hit) {
-          out.push_back(loop_text(a, loop.modules));
+          out.push_back(loop.modules);
           break;
         }
       }
     }
   }
+  return out;
+}
+
+std::vector<std::string> loops_broken_by(const Analysis& a, const CycleReport& cycles, const CandidateStatement& cut) {
+  std::vector<std::string> out;
+  for (const auto& loop : loops_through(a, cycles, cut)) out.push_back(loop_text(a, loop));
   return out;
 }
 

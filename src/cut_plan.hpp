@@ -53,6 +53,10 @@ struct CutPlan {
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);
 
+// The loops of the report (modules, first == last) through an edge the cut's statement makes.
+std::vector<std::vector<ModuleId>> loops_through(const Analysis& a, const CycleReport& cycles,
+                                                 const CandidateStatement& cut);
+
 // The loops of the report that a cut breaks (indexes into the flattened list of
 // the report's loops).
 std::vector<std::string> loops_broken_by(const Analysis& a, const CycleReport& cycles,

@@ -83,6 +83,9 @@ struct NameUse {
   std::string function;         // qualified name of the innermost enclosing function ("" if none)
   int line = 0;
   uint32_t begin = 0, end = 0;  // bytes of the name (or of the whole string for in_string)
+  // Annotation uses: bytes of the whole annotation expression the name sits in
+  // (what the rewriter quotes when the annotation is evaluated eagerly).
+  uint32_t annotation_begin = 0, annotation_end = 0;
 };
 
 // A module-level binding, in source order (includes bindings in module-level if/try blocks).
@@ -145,10 +148,20 @@ struct FunctionInfo {
   int line = 0;
   uint32_t begin = 0, end = 0;  // the whole definition (decorators included)
   uint32_t body_begin = 0;      // first byte of the body block
+  uint32_t docstring_end = 0;   // end of the docstring statement opening the body (0: none)
   int body_line = 0;
   std::vector<std::string> locals;  // names bound locally (parameters included), sorted
   std::vector<std::string> globals; // names declared `global`
   std::vector<Event> events;        // what the body does when called
+};
+
+// A module-level `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) block.
+struct TypeCheckingBlock {
+  int line = 0;
+  std::string test;             // the condition as written: "TYPE_CHECKING", "typing.TYPE_CHECKING"
+  uint32_t begin = 0;           // the `if`
+  uint32_t body_begin = 0;      // first statement of its body
+  uint32_t body_end = 0;        // end of its body's last statement
 };
 
 struct ModuleFacts {
@@ -157,6 +170,7 @@ struct ModuleFacts {
   std::vector<Definition> definitions;   // module-level bindings, in source order
   std::vector<FunctionInfo> functions;   // every def, in source order
   std::vector<ClassInfo> classes;        // every class, in source order
+  std::vector<TypeCheckingBlock> type_checking_blocks;  // module level only, in source order
   std::vector<Event> events;             // what the module body does at import time
   std::optional<std::vector<std::string>> dunder_all;  // literal `__all__`, if any
   bool future_annotations = false;       // `from __future__ import annotations`

@@ -319,6 +319,7 @@ struct Ctx {
   bool deferred = false;       // inside a function/lambda body
   bool annotation = false;     // inside an annotation
   bool local_var_annotation = false;  // `x: T` inside a function body: never evaluated
+  uint32_t annotation_begin = 0, annotation_end = 0;  // the annotation expression, when annotation
   bool type_checking = false;  // inside `if TYPE_CHECKING:`
   bool tc_else = false;        // inside the else branch of such an if
   bool in_try = false;
@@ -897,6 +898,8 @@ class Collector {
       u.kind = UseKind::Annotation;
       u.eager = !out_.future_annotations && !ctx.local_var_annotation;
       u.where = "annotation";
+      u.annotation_begin = ctx.annotation_begin;
+      u.annotation_end = ctx.annotation_end;
     } else if (ctx.type_checking) {
       u.kind = UseKind::Annotation;
       u.where = "TYPE_CHECKING block";
@@ -1052,6 +1055,8 @@ class Collector {
     Ctx a = ctx;
     a.annotation = true;
     a.local_var_annotation = local_var;
+    a.annotation_begin = ts_node_start_byte(type_node);
+    a.annotation_end = ts_node_end_byte(type_node);
     visit(type_node, a, depth + 1);
   }
 
@@ -1117,6 +1122,12 @@ class Collector {
     f.end = ts_node_end_byte(n);
     f.body_begin = ts_node_is_null(body) ? f.end : ts_node_start_byte(body);
     f.body_line = ts_node_is_null(body) ? f.line : ts::line(body);
+    if (!ts_node_is_null(body) && ts_node_named_child_count(body) > 0) {
+      TSNode first = ts_node_named_child(body, 0);
+      if (is(first, kExpressionStatement) && ts_node_named_child_count(first) == 1 &&
+          is(ts_node_named_child(first, 0), kString))
+        f.docstring_end = ts_node_end_byte(first);
+    }
     f.locals.assign(s.locals.begin(), s.locals.end());
     f.globals.assign(s.globals.begin(), s.globals.end());
     out_.functions.push_back(std::move(f));
@@ -1240,6 +1251,17 @@ class Collector {
     int tc = type_checking_test(cond);
     visit(cond, ctx, depth + 1);
     Ctx then_ctx = ctx, else_ctx = ctx;
+    if (tc == 1 && scopes_.size() == 1 && !ctx.deferred && !ctx.class_body && !ctx.conditional &&
+        !ctx.in_try && !ctx.type_checking && !ctx.tc_else) {
+      TSNode body = field(n, g_.consequence);
+      TypeCheckingBlock b;
+      b.line = ts::line(n);
+      b.test = text(cond);
+      b.begin = ts_node_start_byte(n);
+      b.body_begin = ts_node_is_null(body) ? b.begin : ts_node_start_byte(body);
+      b.body_end = ts_node_is_null(body) ? b.begin : ts_node_end_byte(body);
+      out_.type_checking_blocks.push_back(std::move(b));
+    }
     if (tc == 1) {
       then_ctx.type_checking = true;
       else_ctx.tc_else = true;

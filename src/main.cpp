@@ -8,9 +8,12 @@
 #include <iostream>
 
 #include "analysis.hpp"
+#include "apply.hpp"
 #include "cut_plan.hpp"
 #include "cycle_report.hpp"
+#include "rewrite.hpp"
 #include "simulator.hpp"
+#include "unified_diff.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -18,8 +21,8 @@ namespace {
 using namespace cyclefix;
 
 constexpr int kExitOk = 0;
-constexpr int kExitFound = 1;
-constexpr int kExitError = 2;
+constexpr int kExitFound = 1;  // cycles found (cycles, plan), a change would be made (--check)
+constexpr int kExitError = 2;  // bad usage, or something asked for could not be done
 
 struct CommonOptions {
   std::vector<std::string> paths;
@@ -227,6 +230,90 @@ int run_plan(const CommonOptions& o, const PlanOptions& po) {
   return plan.remaining_cycles ? kExitFound : kExitOk;
 }
 
+struct FixCli {
+  bool apply = false;
+  bool check = false;
+  bool explain = false;
+  std::string target_version = "3.9";
+};
+
+// Entry points that fail with a circular import, per mode: {normal, bare}.
+std::pair<std::size_t, std::size_t> failing_entries(const Analysis& a) {
+  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare).failing(); });
+  std::size_t normal = simulate(a, EntryMode::Normal).failing();
+  return {normal, bare.get()};
+}
+
+// The product: plan the cuts, rewrite, print the diff (or write it with --apply).
+int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, const FixCli& f) {
+  auto dot = f.target_version.find('.');
+  if (f.target_version.rfind("3.", 0) != 0 || dot == std::string::npos) {
+    std::cerr << "cyclefix: --target-version must look like 3.9 (got '" << f.target_version << "')\n";
+    return kExitError;
+  }
+  ro.target_minor = std::stoi(f.target_version.substr(dot + 1));
+  Analysis a = analyse(to_analysis_options(o));
+  if (!o.quiet) print_diagnostics(std::cerr, a);
+  CycleReport r = build_cycle_report(a, o.max_loops);
+  CutPlan plan = plan_cuts(a, r, po);
+  nlohmann::json j = analysis_json(a, r);
+  j.update(plan_json(a, r, plan));
+  if (f.explain) {
+    if (o.json_out != "-") print_plan(std::cout, a, r, plan);
+    if (!write_json(o.json_out, j)) return kExitError;
+    return plan.remaining_cycles ? kExitFound : kExitOk;
+  }
+  RewriteResult rw = rewrite(a, r, plan, ro);
+  for (const auto& p : rw.problems)
+    std::cerr << p.file << (p.line ? ":" + std::to_string(p.line) : "") << ": " << p.message << "\n";
+
+  std::size_t functions = 0, local_imports = 0, tc = 0;
+  nlohmann::json files = nlohmann::json::array();
+  for (const FileRewrite& fr : rw.files) {
+    functions += fr.functions;
+    local_imports += fr.local_imports;
+    tc += fr.type_checking_entries;
+    const std::string& display = a.files[fr.file].source.display;
+    files.push_back({{"file", display}, {"cuts", fr.cuts.size()}, {"local_imports", fr.local_imports},
+                     {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
+                     {"quoted_annotations", fr.quoted_annotations}});
+    if (!f.apply && !f.check && o.json_out != "-") std::cout << unified_diff(fr.before, fr.after, display);
+  }
+  auto before = failing_entries(a);
+  Analysis after_a = analysis_after(a, rw);
+  CycleReport after_r = build_cycle_report(after_a, o.max_loops);
+  auto after = failing_entries(after_a);
+  std::cerr << "cyclefix: " << r.components.size() << " import cycle(s); " << rw.cuts_applied << " of "
+            << plan.cuts.size() << " cut(s) made in " << rw.files.size() << " file(s): " << local_imports
+            << " local import(s) in " << functions << " function(s), " << tc << " TYPE_CHECKING entr"
+            << (tc == 1 ? "y" : "ies") << "; failing entry points (predicted) normal " << before.first << " -> "
+            << after.first << ", bare " << before.second << " -> " << after.second << "; "
+            << after_r.components.size() << " import cycle(s) left\n";
+  j["rewrite"] = {{"files", files},
+                  {"cuts_applied", rw.cuts_applied},
+                  {"problems", nlohmann::json::array()},
+                  {"failing_before", {{"normal", before.first}, {"bare", before.second}}},
+                  {"failing_after", {{"normal", after.first}, {"bare", after.second}}},
+                  {"cycles_after", after_r.components.size()}};
+  for (const auto& p : rw.problems)
+    j["rewrite"]["problems"].push_back({{"file", p.file}, {"line", p.line}, {"message", p.message}});
+  int rc = rw.problems.empty() ? kExitOk : kExitError;
+  if (f.apply && !rw.files.empty()) {
+    std::vector<FileWrite> writes;
+    for (const FileRewrite& fr : rw.files)
+      writes.push_back({a.files[fr.file].source.path, a.files[fr.file].source.display, fr.before, fr.after});
+    ApplyOutcome out = apply_writes(writes);
+    for (const auto& w : out.written) std::cout << "wrote " << w << "\n";
+    for (const auto& e : out.errors) std::cerr << "cyclefix: " << e << "\n";
+    j["rewrite"]["written"] = out.written;
+    j["rewrite"]["write_errors"] = out.errors;
+    if (!out.errors.empty()) rc = kExitError;
+  }
+  if (!write_json(o.json_out, j)) return kExitError;
+  if (f.check && !rw.files.empty() && rc == kExitOk) return kExitFound;
+  return rc;
+}
+
 // Reads and parses every file and nothing more: the baseline for benchmarks.
 int run_parse(const CommonOptions& o) {
   auto start = std::chrono::steady_clock::now();
@@ -246,7 +333,24 @@ int run_parse(const CommonOptions& o) {
 int main(int argc, char** argv) {
   CLI::App app{"cyclefix: finds and breaks Python import cycles"};
   app.set_version_flag("--version", std::string("cyclefix ") + CYCLEFIX_VERSION);
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  // The main command: `cyclefix [PATH...]` prints the diff that breaks the cycles.
+  CommonOptions fix_opts;
+  PlanOptions fix_plan;
+  RewriteOptions fix_rewrite;
+  FixCli fix;
+  add_common(&app, fix_opts);
+  app.add_flag("--apply", fix.apply, "Write the changes (each file atomically) instead of printing the diff");
+  app.add_flag("--check", fix.check, "Print nothing; exit 1 when a change would be made (for CI)");
+  app.add_flag("--explain", fix.explain, "Print the plan (what would be deferred, and why) instead of the diff");
+  app.add_flag("!--no-note", fix_rewrite.note, "No comment naming the loop on moved imports");
+  app.add_flag("--noqa", fix_rewrite.noqa, "Append ruff/pylint suppressions (PLC0415) to moved imports");
+  app.add_option("--target-version", fix.target_version,
+                 "Oldest Python the code runs on (default 3.9; from 3.14 annotations are not quoted)");
+  app.add_flag("--allow-init-cuts", fix_plan.allow_init_cuts,
+               "Allow deferring imports in package __init__.py files (public API by default)");
+  app.add_option("--time-limit", fix_plan.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");
+  app.add_option("--max-loops", fix_opts.max_loops, "Loops listed per cycle at most (default: 100)");
 
   CommonOptions cycles_opts;
   auto* cycles = app.add_subcommand("cycles", "Report import-time cycles (exit 1 when there are any)");
@@ -309,6 +413,7 @@ int main(int argc, char** argv) {
     if (*sim) return run_simulate(sim_opts, sim_entry);
     if (*verify) return run_verify(ver_opts, ver);
     if (*plan) return run_plan(plan_opts, plan_cfg);
+    return run_fix(fix_opts, fix_plan, fix_rewrite, fix);
   } catch (const std::exception& e) {
     std::cerr << "cyclefix: fatal: " << e.what() << "\n";
     return kExitError;

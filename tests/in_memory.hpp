@@ -2,6 +2,7 @@
 // fact collection (no file system involved).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,7 @@ inline Analysis analysis_of(const std::vector<std::pair<std::string, std::string
       if (c == '/') c = '.';
     fa.source.module = mod;
     fa.facts = collect_facts(source);
+    fa.content_hash = std::hash<std::string_view>{}(source);
     fa.analysed = true;
     fa.rewritable = fa.facts.syntax_problems.empty();
     a.files.push_back(std::move(fa));

@@ -1,0 +1,76 @@
+// The rewriters: each turns one cut of the plan (a module-level import statement
+// to defer) into part of one atomic change to its file. A rewriter returns
+// requests and byte edits; it never splices shared additions itself: the driver
+// (src/rewrite.cpp) places the local imports at the top of function bodies and
+// merges every change's TYPE_CHECKING entries into one block per file.
+//
+// The table (rewriters()) lists them in the order they run; a later rewriter
+// may decorate what an earlier one requested (the cycle note adds a comment to
+// each local import the move requested).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis.hpp"
+#include "cut_plan.hpp"
+#include "cycle_report.hpp"
+#include "edit_set.hpp"
+
+namespace cyclefix {
+
+struct RewriteOptions {
+  bool note = true;       // a comment naming the loop on each moved import
+  bool noqa = false;      // append suppressions for linters that hoist imports (PLC0415)
+  int target_minor = 9;   // Python 3.<minor>: annotations are evaluated eagerly below 3.14
+};
+
+// An import to place at the top of one function body.
+struct LocalImport {
+  int function = -1;                  // index into the file's facts.functions
+  std::vector<std::string> names;     // names it binds
+  std::string statement;              // the import as written at column 0 (continuation lines as in the source)
+  std::vector<std::string> comments;  // whole-line comments above it ("# ..."), in order
+  std::string trailing;               // after it on its line, e.g. "  # why"
+};
+
+// Everything one cut changes in its file: applied whole or not at all.
+struct AtomicChange {
+  int cut = -1;                          // index into CutPlan::candidates
+  std::vector<Edit> edits;               // removal of the statement, quoted annotations
+  std::vector<LocalImport> local_imports;
+  std::vector<std::string> type_checking;  // import statements for the file's `if TYPE_CHECKING:` block
+  std::string error;                     // set: the change cannot be made, and why
+};
+
+struct RewriteInput {
+  const Analysis& analysis;
+  const CycleReport& cycles;
+  const CandidateStatement& cut;
+  const FileAnalysis& file;
+  std::string_view source;  // the file's bytes, as analysed
+  const RewriteOptions& options;
+};
+
+using Rewriter = void (*)(const RewriteInput&, AtomicChange&);
+
+struct RewriterEntry {
+  const char* name;
+  Rewriter run;
+};
+
+// Every rewriter, in the order they run.
+const std::vector<RewriterEntry>& rewriters();
+
+// Defined one per file in rewriters/.
+void move_into_functions(const RewriteInput& in, AtomicChange& change);
+void type_checking_entries(const RewriteInput& in, AtomicChange& change);
+void cycle_note(const RewriteInput& in, AtomicChange& change);
+void suppress_hoisting(const RewriteInput& in, AtomicChange& change);
+
+// Shared by the rewriters: the statement `st` reduced to the aliases that bind
+// one of `names` (the original text, verbatim, when it keeps all of them).
+std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source);
+
+}  // namespace cyclefix

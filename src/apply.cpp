@@ -1,0 +1,71 @@
+#include "apply.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "source_reader.hpp"
+
+namespace cyclefix {
+
+namespace {
+
+bool write_all(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    ssize_t w = ::write(fd, s.data() + done, s.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+// Writes one file; an empty string on success, else why not.
+std::string write_one(const FileWrite& w) {
+  struct stat st;
+  if (::lstat(w.path.c_str(), &st) != 0) return std::string("cannot stat: ") + std::strerror(errno);
+  if (S_ISLNK(st.st_mode)) return "is a symbolic link; not rewritten (rewrite its target instead)";
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  SourceText now = read_source(w.path, UINT64_MAX);
+  if (!now.ok) return now.problem + "; not written";
+  if (now.bytes != w.expected) return "changed since it was read; not written";
+
+  std::filesystem::path dir = w.path.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string tmpl = (dir / ("." + w.path.filename().string() + ".cyclefix-XXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return std::string("cannot create a temporary file in ") + dir.string() + ": " + std::strerror(errno);
+  std::string error;
+  if (!write_all(fd, w.content)) error = std::string("cannot write: ") + std::strerror(errno);
+  if (error.empty() && ::fchmod(fd, st.st_mode & 07777) != 0)
+    error = std::string("cannot set permissions: ") + std::strerror(errno);
+  if (error.empty() && ::fsync(fd) != 0) error = std::string("cannot write: ") + std::strerror(errno);
+  if (::close(fd) != 0 && error.empty()) error = std::string("cannot write: ") + std::strerror(errno);
+  if (error.empty() && ::rename(tmpl.c_str(), w.path.c_str()) != 0)
+    error = std::string("cannot replace the file: ") + std::strerror(errno);
+  if (!error.empty()) ::unlink(tmpl.c_str());
+  return error;
+}
+
+}  // namespace
+
+ApplyOutcome apply_writes(const std::vector<FileWrite>& writes) {
+  ApplyOutcome out;
+  for (const FileWrite& w : writes) {
+    std::string error = write_one(w);
+    if (error.empty()) {
+      out.written.push_back(w.display);
+    } else {
+      out.errors.push_back(w.display + ": " + error);
+    }
+  }
+  return out;
+}
+
+}  // namespace cyclefix

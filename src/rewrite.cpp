@@ -1,0 +1,298 @@
+#include "rewrite.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "source_reader.hpp"
+#include "source_text.hpp"
+
+namespace cyclefix {
+
+namespace {
+
+// The lines of a local import at `indent`, each ending in `nl`. Continuation
+// lines of a multi-line statement keep their own layout, shifted by `indent`.
+std::string render(const LocalImport& li, const std::string& indent, const std::string& nl) {
+  std::string out;
+  for (const auto& c : li.comments) out += indent + c + nl;
+  std::string_view st = li.statement;
+  bool first = true;
+  while (true) {
+    auto cut = st.find('\n');
+    std::string_view line = st.substr(0, cut);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!first) out += nl;
+    if (first || !line.empty()) out += indent;
+    out += line;
+    first = false;
+    if (cut == std::string_view::npos) break;
+    st.remove_prefix(cut + 1);
+  }
+  out += li.trailing + nl;
+  return out;
+}
+
+// Edits that put `li` at the top of its function's body: after the docstring,
+// or before the first statement; a one-line body (`def f(): return x`) is
+// split onto its own lines first.
+bool place(std::string_view s, const ModuleFacts& facts, const LocalImport& li, const std::string& nl,
+           const std::string& unit, std::vector<Edit>& out, std::string* error) {
+  const FunctionInfo& fn = facts.functions[li.function];
+  const std::uint32_t first = fn.body_begin;
+  const bool own_line = text::blank(s, text::line_start(s, first), first);
+  if (own_line && fn.docstring_end) {
+    std::uint32_t e = text::next_line(s, fn.docstring_end);
+    std::uint32_t p = fn.docstring_end;
+    while (p < e && (text::is_space(s[p]) || s[p] == '\r' || s[p] == '\n')) ++p;
+    if (p < e && s[p] != '#') {
+      *error = "the docstring of " + fn.qualified_name + "() shares its line with another statement";
+      return false;
+    }
+    std::string t = render(li, text::indentation(s, first), nl);
+    if (e == s.size() && (s.empty() || s.back() != '\n')) t = nl + t;
+    out.push_back({e, 0, std::move(t)});
+    return true;
+  }
+  if (own_line) {
+    out.push_back({text::line_start(s, first), 0, render(li, text::indentation(s, first), nl)});
+    return true;
+  }
+  std::uint32_t colon = first;
+  while (colon > 0 && text::is_space(s[colon - 1])) --colon;
+  if (colon == 0 || s[colon - 1] != ':') {
+    *error = "cannot find where the body of " + fn.qualified_name + "() starts";
+    return false;
+  }
+  --colon;
+  const std::string indent = text::indentation(s, first) + unit;
+  // The same edit for every import into this body, so the set merges them.
+  out.push_back({colon, first - colon, ":" + nl + indent});
+  out.push_back({first, 0, render(li, indent, nl).substr(indent.size()) + indent});
+  return true;
+}
+
+// The file's one `if TYPE_CHECKING:` block gets every change's entries: an
+// existing module-level block is extended; otherwise a block (and the
+// TYPE_CHECKING name, from an existing typing import where there is one) goes
+// after the last module-level import that stays.
+bool place_type_checking(std::string_view s, const ModuleFacts& facts, const std::vector<std::string>& entries,
+                         const std::set<int>& cut_imports, const std::string& nl, const std::string& unit,
+                         EditSet& edits, std::string* error) {
+  std::set<std::string> present;
+  for (const ImportStatement& st : facts.imports)
+    if (st.context == ImportContext::TypeChecking) present.insert(st.text);
+  std::vector<LocalImport> wanted;
+  std::set<std::string> seen;
+  for (const auto& e : entries) {
+    if (present.count(e) || !seen.insert(e).second) continue;
+    LocalImport li;
+    li.statement = e;
+    wanted.push_back(std::move(li));
+  }
+  if (wanted.empty()) return true;
+
+  for (const TypeCheckingBlock& b : facts.type_checking_blocks) {
+    if (!text::blank(s, text::line_start(s, b.body_begin), b.body_begin)) continue;  // one-line block
+    std::string indent = text::indentation(s, b.body_begin);
+    std::string t;
+    for (const auto& li : wanted) t += render(li, indent, nl);
+    std::uint32_t at = text::next_line(s, b.body_end);
+    if (at == s.size() && (s.empty() || s.back() != '\n')) t = nl + t;
+    return edits.add({at, 0, std::move(t)}, error);
+  }
+
+  // The name to test: an imported TYPE_CHECKING, else typing.TYPE_CHECKING through
+  // `import typing`, else one added to an existing `from typing import ...`, else
+  // a new import.
+  std::string test;
+  const ImportStatement* from_typing = nullptr;
+  std::uint32_t anchor = 0;
+  bool have_anchor = false;
+  for (std::size_t i = 0; i < facts.imports.size(); ++i) {
+    const ImportStatement& st = facts.imports[i];
+    if (st.context != ImportContext::ModuleLevel) continue;
+    if (!cut_imports.count(static_cast<int>(i)) && st.stmt_end >= anchor) {
+      anchor = st.stmt_end;
+      have_anchor = true;
+    }
+    if (st.star || st.level != 0) continue;
+    if (st.is_from && st.module == "typing") {
+      for (const auto& al : st.names)
+        if (al.name == "TYPE_CHECKING" && test.empty()) test = al.bound_name(true);
+      if (!from_typing) from_typing = &st;
+    } else if (!st.is_from) {
+      for (const auto& al : st.names)
+        if (al.name == "typing" && test.empty()) test = al.bound_name(false) + ".TYPE_CHECKING";
+    }
+  }
+  std::string header;
+  if (test.empty() && from_typing && !from_typing->shares_line) {
+    // Insert before the first imported name: `from typing import TYPE_CHECKING, Optional`.
+    std::string_view st = s.substr(from_typing->stmt_begin, from_typing->stmt_end - from_typing->stmt_begin);
+    std::size_t k = st.find(" import");
+    if (k != std::string_view::npos) {
+      k += 7;
+      while (k < st.size() && (text::is_space(st[k]) || st[k] == '(' || st[k] == '\\')) ++k;
+      bool newline_first = false;
+      while (k < st.size() && (text::is_space(st[k]) || st[k] == '\r' || st[k] == '\n')) {
+        newline_first |= st[k] == '\n';
+        ++k;
+      }
+      std::uint32_t at = from_typing->stmt_begin + static_cast<std::uint32_t>(k);
+      std::string ins = newline_first ? "TYPE_CHECKING," + nl + text::indentation(s, at) : "TYPE_CHECKING, ";
+      if (!edits.add({at, 0, ins}, error)) return false;
+      test = "TYPE_CHECKING";
+    }
+  }
+  if (test.empty()) {
+    test = "TYPE_CHECKING";
+    header = "from typing import TYPE_CHECKING" + nl + nl;
+  }
+  std::string block = "if " + test + ":" + nl;
+  for (const auto& li : wanted) block += render(li, unit, nl);
+  std::uint32_t at;
+  std::string t;
+  if (have_anchor) {
+    at = text::next_line(s, anchor);
+    t = nl + header + block;
+    if (at == s.size() && (s.empty() || s.back() != '\n')) t = nl + t;
+  } else {
+    // No import stays: where the first cut statement was (the removal starts there).
+    at = UINT32_MAX;
+    for (int i : cut_imports) at = std::min(at, facts.imports[i].span_begin);
+    t = header + block + nl;
+  }
+  return edits.add({at, 0, std::move(t)}, error);
+}
+
+// Runs of blank lines that an edit touches are cut to two (PEP 8's most), and
+// to none at the start of the file: removing statements must not leave gaps.
+std::string tidy_blank_lines(const std::string& s, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& changed) {
+  std::string out;
+  out.reserve(s.size());
+  std::uint32_t p = 0;
+  while (p < s.size()) {
+    std::uint32_t e = text::next_line(s, p);
+    if (!text::blank_line(s, p) || e == p) {
+      out.append(s, p, e - p);
+      p = e;
+      continue;
+    }
+    std::uint32_t run_end = p;
+    std::vector<std::uint32_t> starts;
+    while (run_end < s.size() && text::blank_line(s, run_end) && s.find('\n', run_end) != std::string::npos) {
+      starts.push_back(run_end);
+      run_end = text::next_line(s, run_end);
+    }
+    if (starts.empty()) {  // a last line of spaces without newline
+      out.append(s, p, s.size() - p);
+      break;
+    }
+    bool touched = std::any_of(changed.begin(), changed.end(),
+                               [&](auto r) { return r.first <= run_end && r.second >= p; });
+    std::size_t keep = starts.size();
+    if (touched) keep = p == 0 ? 0 : std::min<std::size_t>(keep, 2);
+    for (std::size_t k = 0; k < keep; ++k)
+      out.append(s, starts[k], (k + 1 < starts.size() ? starts[k + 1] : run_end) - starts[k]);
+    p = run_end;
+  }
+  return out;
+}
+
+}  // namespace
+
+RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPlan& plan,
+                      const RewriteOptions& options, const std::vector<std::string>* sources) {
+  RewriteResult result;
+  std::map<int, std::vector<int>> by_file;  // file -> cuts, in plan order (file, line)
+  for (int c : plan.cuts) by_file[plan.candidates[c].file].push_back(c);
+
+  for (auto& [file, cuts] : by_file) {
+    const FileAnalysis& fa = a.files[file];
+    const std::string& display = fa.source.display;
+    SourceText src;
+    if (sources) {
+      src.bytes = (*sources)[file];
+      src.ok = true;
+    } else {
+      src = read_source(fa.source.path);
+    }
+    if (!src.ok || std::hash<std::string_view>{}(src.bytes) != fa.content_hash) {
+      result.problems.push_back({display, 0, "changed since it was analysed; not rewritten"});
+      continue;
+    }
+    const std::string_view s = src.bytes;
+    const std::string nl = text::newline(s), unit = text::indent_unit(s);
+    FileRewrite fr;
+    fr.file = file;
+    EditSet edits;
+    std::vector<std::string> type_checking;
+    std::set<int> cut_imports, functions;
+    for (int c : cuts) {
+      const CandidateStatement& cand = plan.candidates[c];
+      const int line = fa.facts.imports[cand.import].line;
+      AtomicChange change;
+      change.cut = c;
+      RewriteInput in{a, cycles, cand, fa, s, options};
+      for (const RewriterEntry& r : rewriters()) {
+        r.run(in, change);
+        if (!change.error.empty()) break;
+      }
+      std::string error = change.error;
+      std::vector<Edit> all = change.edits;
+      for (const LocalImport& li : change.local_imports)
+        if (error.empty()) place(s, fa.facts, li, nl, unit, all, &error);
+      if (error.empty() && !edits.add_all(all, &error)) error = "conflicts with another change: " + error;
+      if (!error.empty()) {
+        result.problems.push_back({display, line, "not deferred: " + error});
+        continue;
+      }
+      fr.cuts.push_back(c);
+      cut_imports.insert(cand.import);
+      fr.local_imports += change.local_imports.size();
+      for (const auto& li : change.local_imports) functions.insert(li.function);
+      for (const auto& t : change.type_checking) type_checking.push_back(t);
+      for (const Edit& e : change.edits) fr.quoted_annotations += e.length > 0 && !e.text.empty();
+    }
+    if (fr.cuts.empty()) continue;
+    std::string error;
+    EditSet with_block = edits;
+    if (!place_type_checking(s, fa.facts, type_checking, cut_imports, nl, unit, with_block, &error)) {
+      result.problems.push_back({display, 0, "TYPE_CHECKING block not added (" + error + "); file not rewritten"});
+      continue;
+    }
+    fr.type_checking_entries = std::set<std::string>(type_checking.begin(), type_checking.end()).size();
+    fr.functions = functions.size();
+    fr.before = std::string(s);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> changed;
+    fr.after = tidy_blank_lines(with_block.apply(s, &changed), changed);
+    ModuleFacts again = collect_facts(fr.after);
+    if (!again.syntax_problems.empty()) {
+      const SyntaxProblem& p = again.syntax_problems.front();
+      result.problems.push_back({display, p.line,
+                                 "the rewritten file would not parse (" + p.message + "); file not rewritten"});
+      continue;
+    }
+    result.cuts_applied += fr.cuts.size();
+    result.files.push_back(std::move(fr));
+  }
+  std::sort(result.files.begin(), result.files.end(), [&](const FileRewrite& x, const FileRewrite& y) {
+    return a.files[x.file].source.display < a.files[y.file].source.display;
+  });
+  return result;
+}
+
+Analysis analysis_after(const Analysis& a, const RewriteResult& r) {
+  Analysis after = a;
+  for (const FileRewrite& fr : r.files) {
+    FileAnalysis& fa = after.files[fr.file];
+    fa.facts = collect_facts(fr.after);
+    fa.rewritable = fa.facts.syntax_problems.empty();
+    fa.content_hash = std::hash<std::string_view>{}(fr.after);
+  }
+  build_graph(after);
+  return after;
+}
+
+}  // namespace cyclefix

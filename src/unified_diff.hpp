@@ -1,0 +1,17 @@
+// Unified diffs of whole files (dtl computes the edit script; this file only
+// lays out the hunks), in the form `git apply` and `patch -p1` accept.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cyclefix {
+
+// `--- a/<path>` / `+++ b/<path>` and hunks with `context` lines around each
+// change. Lines are compared with their line endings (CRLF kept as is); a last
+// line without a newline is marked `\ No newline at end of file`. Empty when
+// the texts are equal.
+std::string unified_diff(std::string_view before, std::string_view after, const std::string& path,
+                         int context = 3);
+
+}  // namespace cyclefix
