@@ -32,7 +32,7 @@ std::string write_one(const FileWrite& w) {
   if (::lstat(w.path.c_str(), &st) != 0) return std::string("cannot stat: ") + std::strerror(errno);
   if (S_ISLNK(st.st_mode)) return "is a symbolic link; not rewritten (rewrite its target instead)";
   if (!S_ISREG(st.st_mode)) return "is not a regular file";
-  SourceText now = read_source(w.path, UINT64_MAX);
+  SourceText now = read_source(w.path, w.expected.size() + (std::uint64_t{1} << 20));
   if (!now.ok) return now.problem + "; not written";
   if (now.bytes != w.expected) return "changed since it was read; not written";
 

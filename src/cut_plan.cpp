@@ -87,7 +87,6 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
   }
   if (!c.cuttable) return;
   if (st.star) return pin("star import: the names it binds are not known statically");
-  if (st.shares_line) return pin("shares its line with another statement (`;`)");
   if (!fa.rewritable) return pin("the file has syntax errors and is not rewritten");
   if (fa.source.is_package && !options.allow_init_cuts)
     return pin("in a package __init__.py: its names are public API (--allow-init-cuts to lift)");

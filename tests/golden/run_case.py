@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Runs one golden case: golden/<case>/input is rewritten by cyclefix and the
+diff compared with golden/<case>/expected.diff (and, when present, the plan
+with expected.plan). Then the invariants every case must keep:
+
+  * the diff applies with `git apply` (and `patch -p1 --dry-run` when patch exists),
+  * `cyclefix --apply` on a fresh copy gives the same tree byte for byte,
+  * every Python file of the result compiles (python3 -m py_compile),
+  * a second run on the result prints an empty diff,
+  * where the input had modules failing with a circular import, every module of
+    the result imports first in a fresh interpreter in both entry modes
+    (`cyclefix verify --entry both`), and nothing that imported before fails.
+
+Expected files are rewritten only with CYCLEFIX_UPDATE_GOLDEN=1; read the
+change before committing it.
+
+usage: run_case.py --cyclefix BIN golden/<case>
+"""
+import argparse
+import difflib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+UPDATE = os.environ.get("CYCLEFIX_UPDATE_GOLDEN") == "1"
+
+
+def run(cmd, cwd, check_rc=None):
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if check_rc is not None and p.returncode not in check_rc:
+        fail(f"{shlex.join(cmd)} exited {p.returncode}\nstdout:\n{p.stdout.decode(errors='replace')}\n"
+             f"stderr:\n{p.stderr.decode(errors='replace')}")
+    return p
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def compare(name, expected_path, actual):
+    if UPDATE:
+        if actual:
+            with open(expected_path, "wb") as f:
+                f.write(actual)
+        elif os.path.exists(expected_path):
+            os.remove(expected_path)
+        print(f"updated {expected_path}")
+        return
+    expected = open(expected_path, "rb").read() if os.path.exists(expected_path) else b""
+    if expected != actual:
+        d = difflib.unified_diff(expected.decode(errors="replace").splitlines(True),
+                                 actual.decode(errors="replace").splitlines(True),
+                                 f"expected {name}", f"actual {name}")
+        fail(f"{name} differs from {expected_path} (rerun with CYCLEFIX_UPDATE_GOLDEN=1 to accept):\n" + "".join(d))
+
+
+def tree(root):
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(d, f)
+            if "__pycache__" in p:
+                continue
+            out[os.path.relpath(p, root)] = open(p, "rb").read()
+    return out
+
+
+def circular(cyclefix, cwd, args):
+    p = run([cyclefix, "verify", "input", "--entry", "both", "--json", "-"] + args, cwd, check_rc=(0, 1))
+    j = json.loads(p.stdout)
+    res = {}
+    for r in j["runs"]:
+        for m in r["results"]:
+            res[(r["entry_mode"], m["module"])] = m["outcome"]
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cyclefix", required=True)
+    ap.add_argument("case")
+    o = ap.parse_args()
+    cyclefix = os.path.abspath(o.cyclefix)
+    case = os.path.abspath(o.case)
+    args_file = os.path.join(case, "args")
+    args = shlex.split(open(args_file).read()) if os.path.exists(args_file) else []
+
+    with tempfile.TemporaryDirectory(prefix="cyclefix-golden-") as tmp:
+        work = os.path.join(tmp, "patched")
+        fresh = os.path.join(tmp, "applied")
+        shutil.copytree(os.path.join(case, "input"), os.path.join(work, "input"), symlinks=True)
+        shutil.copytree(os.path.join(case, "input"), os.path.join(fresh, "input"), symlinks=True)
+        before = tree(work)
+
+        p = run([cyclefix, "input"] + args, work, check_rc=(0,))
+        diff = p.stdout
+        compare("diff", os.path.join(case, "expected.diff"), diff)
+        if os.path.exists(os.path.join(case, "expected.plan")) or (UPDATE and "--plan" in sys.argv):
+            plan = run([cyclefix, "--explain", "input"] + args, work, check_rc=(0, 1)).stdout
+            plan = re.sub(rb", [0-9.e+-]+ s\)", b", <time> s)", plan)
+            compare("plan", os.path.join(case, "expected.plan"), plan)
+
+        if not diff:
+            if before != tree(work):
+                fail("an empty diff, yet files changed")
+            print("ok (no change)")
+            return
+
+        # The diff applies as a patch.
+        patch_file = os.path.join(tmp, "change.diff")
+        open(patch_file, "wb").write(diff)
+        if shutil.which("patch"):
+            run(["patch", "-p1", "--dry-run", "--quiet", "-i", patch_file], work, check_rc=(0,))
+        run(["git", "apply", "--check", patch_file], work, check_rc=(0,))
+        run(["git", "apply", patch_file], work, check_rc=(0,))
+
+        # --apply writes the same bytes.
+        run([cyclefix, "input", "--apply"] + args, fresh, check_rc=(0,))
+        a, b = tree(work), tree(fresh)
+        if a != b:
+            fail("--apply and the printed diff disagree on: " +
+                 ", ".join(sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))))
+
+        # Every file still compiles.
+        for rel in sorted(a):
+            if rel.endswith(".py"):
+                src = a[rel]
+                try:
+                    compile(src, rel, "exec", dont_inherit=True)
+                except SyntaxError as e:
+                    fail(f"{rel} does not compile after the rewrite: {e}")
+
+        # A second run changes nothing.
+        again = run([cyclefix, "input"] + args, work, check_rc=(0,)).stdout
+        if again:
+            fail("a second run is not empty:\n" + again.decode(errors="replace"))
+
+        # Where modules failed with a circular import, none fails now.
+        if shutil.which("python3"):
+            orig = os.path.join(tmp, "original")
+            shutil.copytree(os.path.join(case, "input"), os.path.join(orig, "input"), symlinks=True)
+            was = circular(cyclefix, orig, [])
+            if any(v == "circular" for v in was.values()):
+                now = circular(cyclefix, work, [])
+                bad = [f"{m} ({mode}): {now.get((mode, m))}" for (mode, m), v in sorted(was.items())
+                       if now.get((mode, m)) != "ok" and (v != "other" or now.get((mode, m)) == "circular")]
+                if bad:
+                    fail("modules that do not import after the rewrite: " + "; ".join(bad))
+                fixed = sum(1 for k, v in was.items() if v == "circular")
+                print(f"ok ({fixed} circular entry point(s) fixed, checked with python3)")
+                return
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
