@@ -9,13 +9,62 @@
 // --no-note.
 //
 // The loop is the shortest of the report's loops through an edge this cut
-// removes. What can go wrong: nothing that changes code; a cut whose edge is on
+// removes. When the note with full module names would be longer than
+// kFullNoteWidth, the package prefix every module of the loop shares is dropped
+// and the rest is written as paths, as the seed's reviewers wrote it:
+//
+//       # Deferred: import cycle capture/_capture -> program/__init__ -> program/_program -> capture/_capture
+//
+// so the loop stays one readable line. What can go wrong: nothing that changes code; a cut whose edge is on
 // no listed loop (loops capped by --max-loops) gets a note without the loop.
 #include <algorithm>
+#include <string_view>
 
+#include "cycle_report.hpp"
 #include "rewriter.hpp"
 
 namespace cyclefix {
+
+namespace {
+
+constexpr std::size_t kFullNoteWidth = 88;  // black's line length
+
+std::vector<std::string_view> components(std::string_view dotted) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0;;) {
+    std::size_t dot = dotted.find('.', start);
+    out.push_back(dotted.substr(start, dot == std::string_view::npos ? dotted.npos : dot - start));
+    if (dot == std::string_view::npos) return out;
+    start = dot + 1;
+  }
+}
+
+// The loop with the dotted prefix shared by all its modules removed (keeping at
+// least the last component of each) and dots written as '/'.
+std::string compact_loop_text(const Analysis& a, const std::vector<ModuleId>& loop) {
+  std::vector<std::vector<std::string_view>> names;
+  std::vector<std::string> owned;
+  owned.reserve(loop.size());
+  for (ModuleId m : loop) owned.push_back(display_name(a.modules[m]));
+  for (const std::string& n : owned) names.push_back(components(n));
+  std::size_t shared = names.front().size() - 1;
+  for (const auto& n : names) {
+    shared = std::min(shared, n.size() - 1);
+    for (std::size_t i = 0; i < shared; ++i)
+      if (n[i] != names.front()[i]) shared = i;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) out += " -> ";
+    for (std::size_t c = shared; c < names[i].size(); ++c) {
+      if (c > shared) out += '/';
+      out += names[i][c];
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 void cycle_note(const RewriteInput& in, AtomicChange& change) {
   if (!in.options.note || change.local_imports.empty()) return;
@@ -30,6 +79,7 @@ void cycle_note(const RewriteInput& in, AtomicChange& change) {
     if (at != best.end()) std::rotate(best.begin(), at, best.end());
     best.push_back(best.front());
     note = "# Deferred: import cycle " + loop_text(in.analysis, best);
+    if (note.size() > kFullNoteWidth) note = "# Deferred: import cycle " + compact_loop_text(in.analysis, best);
   }
   for (LocalImport& li : change.local_imports) li.comments.push_back(note);
 }

@@ -1,11 +1,14 @@
 #include "cut_plan.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <map>
 #include <set>
 
 #include "cut_solver.hpp"
 #include "reachability.hpp"
+#include "simulator.hpp"
 
 namespace cyclefix {
 
@@ -126,6 +129,114 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
            (c.type_checking.empty() ? 0.0 : kCostPerTypeCheckingEntry);
 }
 
+// The loop of a circular failure: the chain from the hop of the partially
+// initialised module to the failing hop, then back to that module (first ==
+// last). Empty when the chain does not show the module.
+std::vector<ModuleId> failure_loop(const EntryPrediction& e) {
+  if (!e.partial) return {};
+  auto it = std::find_if(e.chain.begin(), e.chain.end(), [&](const ChainHop& h) { return h.module == *e.partial; });
+  if (it == e.chain.end()) return {};
+  std::vector<ModuleId> loop;
+  for (; it != e.chain.end(); ++it)
+    if (loop.empty() || loop.back() != it->module) loop.push_back(it->module);
+  loop.push_back(*e.partial);
+  return loop;
+}
+
+// Bounds the simulate-and-solve loop by a count (not the clock), so the plan is deterministic.
+constexpr std::size_t kMaxRounds = 100;
+
+// --only-failing: cuts that leave no certain circular failure in either entry
+// mode (see CutPlan). `inst` is the acyclic mode's instance; its statements are
+// the plan's candidates.
+void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOptions& options, CutPlan& plan) {
+  const auto start = std::chrono::steady_clock::now();
+  plan.only_failing = true;
+  std::map<std::pair<ModuleId, ModuleId>, std::uint32_t> edge_index;
+  std::vector<char> removable(inst.edges.size(), 0);
+  for (std::size_t e = 0; e < inst.edges.size(); ++e) {
+    const auto& edge = inst.edges[e];
+    edge_index.emplace(std::make_pair(edge.from, edge.to), static_cast<std::uint32_t>(e));
+    removable[e] = !edge.statements.empty() && std::all_of(edge.statements.begin(), edge.statements.end(),
+                                                           [&](auto st) { return bool(inst.statement_cuttable[st]); });
+  }
+  CutOptions co;
+  co.time_limit_s = options.time_limit_s;
+  co.exact = options.exact;
+
+  std::vector<std::vector<std::uint32_t>> loops;  // what the cuts must hit: removable edges of each loop
+  std::set<std::vector<std::uint32_t>> known;
+  std::set<std::vector<ModuleId>> unbreakable;
+  DeferredImports deferred;
+  CutSolution sol;
+  sol.method = "trivial";
+  sol.optimal = true;
+  for (std::size_t round = 1;; ++round) {
+    auto bare_run = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare, {}, deferred); });
+    const SimulationResult normal = simulate(a, EntryMode::Normal, {}, deferred);
+    const SimulationResult bare = bare_run.get();
+    plan.rounds = round;
+    FailingCounts failing, uncertain;
+    std::size_t added = 0, repeated = 0;  // repeated: certain failures no new loop explains
+    unbreakable.clear();
+    for (const SimulationResult* r : {&normal, &bare}) {
+      for (const EntryPrediction& e : r->entries) {
+        if (!e.fails || !e.circular) continue;
+        (r->mode == EntryMode::Normal ? failing.normal : failing.bare)++;
+        if (e.uncertain) {
+          (r->mode == EntryMode::Normal ? uncertain.normal : uncertain.bare)++;
+          continue;  // a guess: it drives no cuts
+        }
+        std::vector<ModuleId> loop = failure_loop(e);
+        if (loop.empty()) {
+          ++repeated;  // the chain does not show the partially initialised module: nothing to hit
+          continue;
+        }
+        std::vector<std::uint32_t> row;
+        for (std::size_t i = 0; i + 1 < loop.size(); ++i) {
+          auto it = edge_index.find({loop[i], loop[i + 1]});
+          if (it != edge_index.end() && removable[it->second]) row.push_back(it->second);
+        }
+        std::sort(row.begin(), row.end());
+        row.erase(std::unique(row.begin(), row.end()), row.end());
+        if (row.empty()) {
+          unbreakable.insert(std::move(loop));
+        } else if (known.insert(row).second) {
+          loops.push_back(std::move(row));
+          ++added;
+        } else {
+          ++repeated;  // the cuts hit this loop, yet it still fails: the edge model missed a hop
+        }
+      }
+    }
+    if (round == 1) {
+      plan.failing_before = failing;
+      plan.uncertain_before = uncertain;
+    }
+    plan.failing_after = failing;
+    plan.uncertain_after = uncertain;
+    if (added == 0 || round >= kMaxRounds) {
+      plan.converged = added == 0 && repeated == 0;
+      break;
+    }
+    sol = solve_hitting(inst, loops, co);
+    deferred.clear();
+    for (auto st : sol.cut_statements) {
+      const CandidateStatement& c = plan.candidates[st];
+      deferred.insert({c.file, c.import});
+    }
+  }
+  for (auto st : sol.cut_statements) plan.cuts.push_back(static_cast<int>(st));
+  plan.cost = sol.cost;
+  plan.lower_bound = sol.lower_bound;
+  plan.optimal = sol.optimal && plan.converged;
+  plan.gap = plan.optimal ? 0 : std::max(0.0, plan.cost - plan.lower_bound) / std::max(plan.cost, 1e-12);
+  plan.method = sol.method;
+  plan.failure_loops = loops.size();
+  plan.unbreakable_loops.assign(unbreakable.begin(), unbreakable.end());
+  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options) {
@@ -177,18 +288,22 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     ie.statements.erase(std::unique(ie.statements.begin(), ie.statements.end()), ie.statements.end());
     inst.edges.push_back(std::move(ie));
   }
-  CutOptions co;
-  co.time_limit_s = options.time_limit_s;
-  co.exact = options.exact;
-  CutSolution sol = solve_cuts(inst, co);
-  for (auto s : sol.cut_statements) plan.cuts.push_back(static_cast<int>(s));
-  plan.cost = sol.cost;
-  plan.lower_bound = sol.lower_bound;
-  plan.optimal = sol.optimal;
-  plan.gap = sol.gap();
-  plan.method = sol.method;
-  plan.seconds = sol.seconds;
-  for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
+  if (options.only_failing) {
+    plan_only_failing(a, inst, options, plan);
+  } else {
+    CutOptions co;
+    co.time_limit_s = options.time_limit_s;
+    co.exact = options.exact;
+    CutSolution sol = solve_cuts(inst, co);
+    for (auto s : sol.cut_statements) plan.cuts.push_back(static_cast<int>(s));
+    plan.cost = sol.cost;
+    plan.lower_bound = sol.lower_bound;
+    plan.optimal = sol.optimal;
+    plan.gap = sol.gap();
+    plan.method = sol.method;
+    plan.seconds = sol.seconds;
+    for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
+  }
 
   // What is left: the graph without the edges whose statements are all cut.
   std::set<int> cut(plan.cuts.begin(), plan.cuts.end());
@@ -266,24 +381,46 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     for (ModuleId m : loop) names.push_back(a.modules[m].name);
     unbreakable.push_back(names);
   }
-  return {{"cuts", cuts},
-          {"uncuttable", uncuttable},
-          {"plan",
-           {{"cost", plan.cost},
-            {"lower_bound", plan.lower_bound},
-            {"optimal", plan.optimal},
-            {"gap", plan.gap},
-            {"method", plan.method},
-            {"seconds", plan.seconds},
-            {"remaining_cycles", plan.remaining_cycles},
-            {"unbreakable_loops", unbreakable}}}};
+  json summary = {{"mode", plan.only_failing ? "only_failing" : "acyclic"},
+                  {"cost", plan.cost},
+                  {"lower_bound", plan.lower_bound},
+                  {"optimal", plan.optimal},
+                  {"gap", plan.gap},
+                  {"method", plan.method},
+                  {"seconds", plan.seconds},
+                  {"remaining_cycles", plan.remaining_cycles},
+                  {"unbreakable_loops", unbreakable}};
+  if (plan.only_failing) {
+    auto counts = [](const FailingCounts& c) { return json{{"normal", c.normal}, {"bare", c.bare}}; };
+    summary["failing_before"] = counts(plan.failing_before);
+    summary["failing_after"] = counts(plan.failing_after);
+    summary["uncertain_failing_before"] = counts(plan.uncertain_before);
+    summary["uncertain_failing_after"] = counts(plan.uncertain_after);
+    summary["rounds"] = plan.rounds;
+    summary["failure_loops"] = plan.failure_loops;
+    summary["converged"] = plan.converged;
+  }
+  return {{"cuts", cuts}, {"uncuttable", uncuttable}, {"plan", summary}};
 }
 
 void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles, const CutPlan& plan) {
-  out << "cyclefix plan: " << cycles.components.size() << " import cycles, " << plan.candidates.size()
+  out << "cyclefix plan" << (plan.only_failing ? " (only failing entry points)" : "") << ": "
+      << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s") << ", "
+      << plan.candidates.size()
       << " statements on them, " << plan.cuts.size() << " to defer; cost " << plan.cost << " (lower bound "
       << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
       << " s)\n";
+  if (plan.only_failing) {
+    out << "failing entry points: normal " << plan.failing_before.normal << " -> " << plan.failing_after.normal
+        << ", bare " << plan.failing_before.bare << " -> " << plan.failing_after.bare;
+    const FailingCounts& u = plan.uncertain_before;
+    const FailingCounts& v = plan.uncertain_after;
+    if (u.normal || u.bare || v.normal || v.bare)
+      out << " (uncertain, not driving cuts: normal " << u.normal << " -> " << v.normal << ", bare " << u.bare
+          << " -> " << v.bare << ")";
+    out << "; " << plan.failure_loops << " failing loop(s) to break, " << plan.rounds << " simulation round(s)"
+        << (plan.converged ? "" : ", stopped before every failure was fixed") << "\n";
+  }
   for (int i : plan.cuts) {
     const CandidateStatement& c = plan.candidates[i];
     const FileAnalysis& fa = a.files[c.file];
@@ -314,7 +451,8 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
   for (const auto& loop : plan.unbreakable_loops)
     out << "\nunbreakable: " << loop_text(a, loop) << " (every statement on it is pinned)\n";
   if (plan.remaining_cycles)
-    out << "\n" << plan.remaining_cycles << " import cycle(s) remain after the plan\n";
+    out << "\n" << plan.remaining_cycles << " import cycle(s) remain after the plan"
+        << (plan.only_failing ? " (left alone: --only-failing)" : "") << "\n";
 }
 
 }  // namespace cyclefix

@@ -1,6 +1,7 @@
 // Choosing the cuts: which module-level import statements on a cycle may be
 // deferred (and why not, for the others), what each would cost, and the
-// minimum-cost set whose deferral leaves no import-time cycle (cut_solver.cpp).
+// minimum-cost set whose deferral leaves no import-time cycle (cut_solver.cpp),
+// or, with only_failing, no entry point that the simulator predicts to fail.
 // Sees modules, edges, statements and uses; no syntax trees.
 #pragma once
 
@@ -16,8 +17,11 @@ namespace cyclefix {
 
 struct PlanOptions {
   bool allow_init_cuts = false;  // names imported in a package __init__ are public API by default
-  double time_limit_s = 10;      // <= 0: no limit
+  double time_limit_s = 10;      // <= 0: no limit (per solve; --only-failing solves once per round)
   bool exact = true;
+  // Instead of leaving the graph acyclic, leave no entry point that the simulator
+  // predicts to fail with a circular import, in either entry mode (--only-failing).
+  bool only_failing = false;
 };
 
 // Cost model (docs/planner.md): one unit per function that gains a local import,
@@ -39,6 +43,11 @@ struct CandidateStatement {
   std::vector<ModuleId> targets;          // first-party modules it makes run
 };
 
+// Entry points the simulator predicts to fail with a circular import, per entry mode.
+struct FailingCounts {
+  std::size_t normal = 0, bare = 0;
+};
+
 struct CutPlan {
   std::vector<CandidateStatement> candidates;  // every statement on a cyclic edge, sorted by file, line
   std::vector<int> cuts;                       // indexes into candidates, sorted
@@ -49,6 +58,19 @@ struct CutPlan {
   double seconds = 0;
   std::vector<std::vector<ModuleId>> unbreakable_loops;  // loops of uncuttable statements only
   std::size_t remaining_cycles = 0;  // cyclic components left after the cuts
+
+  // only_failing mode. Loop: simulate both entry modes with the cuts deferred;
+  // each certain circular failure gives a loop (from the partially initialised
+  // module's hop to the failing one, and back), which the cuts must hit; solve
+  // the minimum-cost hitting problem (solve_hitting) over every loop found so far;
+  // repeat until a round finds no new loop. unbreakable_loops are then the failing
+  // loops with no removable edge, and `optimal` is relative to the loops found.
+  bool only_failing = false;
+  FailingCounts failing_before, failing_after;      // without cuts, with the plan's cuts
+  FailingCounts uncertain_before, uncertain_after;  // of those, uncertain: they drive no cuts
+  std::size_t rounds = 0;         // simulations of both modes
+  std::size_t failure_loops = 0;  // distinct loops the cuts hit
+  bool converged = true;          // false: stopped while a failure the cuts should fix was still there
 };
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);

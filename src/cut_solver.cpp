@@ -788,7 +788,41 @@ void improve_by_min_cuts(const Group& g, std::vector<char>& cut, long long& budg
 // of the dual of the LP relaxation. Each cycle gets a value z; every removable
 // edge on it draws z from the residual costs of its statements, in proportion
 // to them, and z is as large as no statement going negative allows (so each
-// cycle empties at least one statement, and the packing ends).
+// cycle empties at least one statement, and the packing ends). The same
+// packing over a given list of loops bounds the hitting problem (solve_hitting).
+//
+// One step of the packing: the cycle (its removable edges, each with positive
+// residual) gets the largest value z its statements can pay, and pays it.
+// Updates the residual costs and the edges' sums of them; `inv` is scratch
+// (all zero before and after).
+double pack_cycle(const Group& g, const std::vector<int>& cycle_edges, std::vector<double>& residual,
+                  std::vector<double>& edge_res, std::vector<double>& inv) {
+  CUT_CHECK(!cycle_edges.empty());
+  for (int e : cycle_edges)
+    for (int s : g.edge_stmts[e]) inv[s] += 1.0 / edge_res[e];
+  double z = kInf;
+  int tight = -1;
+  for (int e : cycle_edges)
+    for (int s : g.edge_stmts[e])
+      if (residual[s] > 0 && 1.0 / inv[s] < z) z = 1.0 / inv[s], tight = s;
+  CUT_CHECK(tight >= 0);
+  for (int e : cycle_edges)
+    for (int s : g.edge_stmts[e]) {
+      if (inv[s] == 0) continue;
+      residual[s] = s == tight ? 0.0 : std::max(0.0, residual[s] - z * residual[s] * inv[s]);
+      inv[s] = 0;
+    }
+  for (int e : cycle_edges)
+    for (int s : g.edge_stmts[e])
+      for (int f : g.stmt_edges[s]) {
+        double sum = 0;
+        for (int t : g.edge_stmts[f]) sum += residual[t];
+        edge_res[f] = sum;
+      }
+  return z;
+}
+
+// The packing over short cycles found by breadth-first search.
 double packing_bound(const Group& g, long long budget, const Deadline& clock) {
   std::vector<double> residual = g.cost;
   double eps = 0;
@@ -841,29 +875,7 @@ double packing_bound(const Group& g, long long budget, const Deadline& clock) {
         if (v == root) break;
         a = parent[v];
       }
-      CUT_CHECK(!cycle_edges.empty());
-      for (int e : cycle_edges)
-        for (int s : g.edge_stmts[e]) inv[s] += 1.0 / edge_res[e];
-      double z = kInf;
-      int tight = -1;
-      for (int e : cycle_edges)
-        for (int s : g.edge_stmts[e])
-          if (residual[s] > 0 && 1.0 / inv[s] < z) z = 1.0 / inv[s], tight = s;
-      CUT_CHECK(tight >= 0);
-      for (int e : cycle_edges)
-        for (int s : g.edge_stmts[e]) {
-          if (inv[s] == 0) continue;
-          residual[s] = s == tight ? 0.0 : std::max(0.0, residual[s] - z * residual[s] * inv[s]);
-          inv[s] = 0;
-        }
-      bound += z;
-      for (int e : cycle_edges)
-        for (int s : g.edge_stmts[e])
-          for (int f : g.stmt_edges[s]) {
-            double sum = 0;
-            for (int t : g.edge_stmts[f]) sum += residual[t];
-            edge_res[f] = sum;
-          }
+      bound += pack_cycle(g, cycle_edges, residual, edge_res, inv);
       for (int e : cycle_edges)
         for (int s : g.edge_stmts[e])
           for (int f : g.stmt_edges[s]) open[g.edge_arc[f]] = arc_open(g.edge_arc[f]);
@@ -1010,99 +1022,92 @@ struct CbcModelOwner {
   ~CbcModelOwner() { Cbc_deleteModel(model); }
 };
 
-void solve_ilp(Group& g, unsigned seed, const Deadline& clock) {
-  const int k = static_cast<int>(g.cost.size());
-  // Columns: statements, then one y per distinct statement set of 2+ statements.
-  std::map<std::vector<int>, int> y_of;
-  std::vector<int> edge_var(g.edge_stmts.size(), -1);
-  std::vector<std::vector<int>> y_stmts;
-  for (std::size_t e = 0; e < g.edge_stmts.size(); ++e) {
-    const auto& st = g.edge_stmts[e];
-    if (st.empty()) continue;
-    if (st.size() == 1) {
-      edge_var[e] = st[0];
-      continue;
-    }
-    auto [it, inserted] = y_of.emplace(st, k + static_cast<int>(y_stmts.size()));
-    if (inserted) y_stmts.push_back(st);
-    edge_var[e] = it->second;
-  }
-  const int columns = k + static_cast<int>(y_stmts.size());
-
-  std::set<std::vector<int>> known;
-  std::vector<std::vector<int>> rows;
-  auto add_cycles = [&](const std::vector<std::vector<int>>& cycles) {
-    int added = 0;
-    for (const auto& cycle : cycles) {
-      std::vector<int> row;
-      for (int a : cycle)
-        for (int e : g.arcs[a].edges)
-          if (edge_var[e] >= 0) row.push_back(edge_var[e]);
-      std::sort(row.begin(), row.end());
-      row.erase(std::unique(row.begin(), row.end()), row.end());
-      CUT_CHECK(!row.empty());
-      if (known.insert(row).second) {
-        rows.push_back(std::move(row));
-        ++added;
+// The integer program over a group's statements with covering rows "at least
+// one of these edges is removed": cycle rows for solve_ilp, the given loops for
+// solve_hitting. Columns: statements, then one y per distinct statement set of
+// 2+ statements.
+class CoverIlp {
+ public:
+  explicit CoverIlp(const Group& g) : g_(g), k_(static_cast<int>(g.cost.size())), edge_var_(g.edge_stmts.size(), -1) {
+    std::map<std::vector<int>, int> y_of;
+    for (std::size_t e = 0; e < g.edge_stmts.size(); ++e) {
+      const auto& st = g.edge_stmts[e];
+      if (st.empty()) continue;
+      if (st.size() == 1) {
+        edge_var_[e] = st[0];
+        continue;
       }
+      auto [it, inserted] = y_of.emplace(st, k_ + static_cast<int>(y_stmts_.size()));
+      if (inserted) y_stmts_.push_back(st);
+      edge_var_[e] = it->second;
     }
-    return added;
+    columns_ = k_ + static_cast<int>(y_stmts_.size());
+  }
+
+  // Adds the row for these local edges (the non-removable ones are ignored);
+  // false when the same row is already there.
+  bool add_row(const std::vector<int>& edges) {
+    std::vector<int> row;
+    for (int e : edges)
+      if (edge_var_[e] >= 0) row.push_back(edge_var_[e]);
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    CUT_CHECK(!row.empty());
+    if (!known_.insert(row).second) return false;
+    rows_.push_back(std::move(row));
+    return true;
+  }
+
+  enum class Status {
+    NoTime,   // not solved: too little time left for the root
+    Stopped,  // CBC stopped before proving optimality; `bound` is its best possible objective (or -inf)
+    Optimal,  // `cut` is an optimal solution of the rows so far, `bound` its objective
   };
-  {
-    std::vector<std::vector<int>> seeds;
-    shortest_cycles(g, std::vector<char>(g.arcs.size(), 0), clock, seeds);
-    add_cycles(seeds);
-  }
+  struct Outcome {
+    Status status = Status::NoTime;
+    double bound = -kInf;
+    std::vector<char> cut;
+  };
 
-  // The heuristic's plan satisfies every cycle row: a MIP start for each round.
-  std::vector<int> start_idx(columns);
-  std::vector<double> start_val(columns);
-  std::iota(start_idx.begin(), start_idx.end(), 0);
-  for (int s = 0; s < k; ++s) start_val[s] = g.cut[s] ? 1 : 0;
-  for (std::size_t y = 0; y < y_stmts.size(); ++y) {
-    double v = 1;
-    for (int s : y_stmts[y]) v = std::min(v, start_val[s]);
-    start_val[k + y] = v;
-  }
-
-  const std::string seed_text = std::to_string(1 + seed % 1000000);
-  double bound = g.lower_bound;
-  while (true) {
+  // One CBC run, with `start` (which must satisfy every row) as the MIP start.
+  Outcome solve(const std::vector<char>& start, unsigned seed, const Deadline& clock) const {
+    Outcome out;
     const double left = clock.remaining();
-    if (left <= 0.05) break;
-    // Column-major matrix: link rows y - x_s <= 0 first, then the cycle rows.
-    std::vector<std::vector<std::pair<int, double>>> col(columns);
+    if (left <= 0.05) return out;
+    // Column-major matrix: link rows y - x_s <= 0 first, then the covering rows.
+    std::vector<std::vector<std::pair<int, double>>> col(columns_);
     std::vector<double> row_lb, row_ub;
     int r = 0;
-    for (std::size_t y = 0; y < y_stmts.size(); ++y)
-      for (int s : y_stmts[y]) {
-        col[k + y].push_back({r, 1.0});
+    for (std::size_t y = 0; y < y_stmts_.size(); ++y)
+      for (int s : y_stmts_[y]) {
+        col[k_ + y].push_back({r, 1.0});
         col[s].push_back({r, -1.0});
         row_lb.push_back(-DBL_MAX);
         row_ub.push_back(0);
         ++r;
       }
-    for (const auto& row : rows) {
+    for (const auto& row : rows_) {
       for (int v : row) col[v].push_back({r, 1.0});
       row_lb.push_back(1);
       row_ub.push_back(DBL_MAX);
       ++r;
     }
-    std::vector<CoinBigIndex> start{0};
+    std::vector<CoinBigIndex> starts{0};
     std::vector<int> index;
     std::vector<double> value;
     for (const auto& c : col) {
       for (auto [row, coef] : c) index.push_back(row), value.push_back(coef);
-      start.push_back(static_cast<CoinBigIndex>(index.size()));
+      starts.push_back(static_cast<CoinBigIndex>(index.size()));
     }
-    std::vector<double> col_lb(columns, 0), col_ub(columns, 1), obj(columns, 0);
-    for (int s = 0; s < k; ++s) obj[s] = g.cost[s];
+    std::vector<double> col_lb(columns_, 0), col_ub(columns_, 1), obj(columns_, 0);
+    for (int s = 0; s < k_; ++s) obj[s] = g_.cost[s];
 
     CbcModelOwner owner;
     Cbc_Model* m = owner.model;
-    Cbc_loadProblem(m, columns, r, start.data(), index.data(), value.data(), col_lb.data(), col_ub.data(),
+    Cbc_loadProblem(m, columns_, r, starts.data(), index.data(), value.data(), col_lb.data(), col_ub.data(),
                     obj.data(), row_lb.data(), row_ub.data());
-    for (int s = 0; s < k; ++s) Cbc_setInteger(m, s);
+    for (int s = 0; s < k_; ++s) Cbc_setInteger(m, s);
+    const std::string seed_text = std::to_string(1 + seed % 1000000);
     Cbc_setLogLevel(m, 0);
     Cbc_setParameter(m, "log", "0");
     Cbc_setParameter(m, "slog", "0");
@@ -1117,7 +1122,7 @@ void solve_ilp(Group& g, unsigned seed, const Deadline& clock) {
     const bool big = index.size() > 20000;
     if (std::isfinite(left)) {
       const double allowance = left * 0.9 - 0.1;
-      if (allowance < 6e-5 * static_cast<double>(index.size()) || allowance <= 0.05) break;
+      if (allowance < 6e-5 * static_cast<double>(index.size()) || allowance <= 0.05) return out;
       Cbc_setMaximumSeconds(m, allowance);
     }
     if (big) {
@@ -1125,26 +1130,79 @@ void solve_ilp(Group& g, unsigned seed, const Deadline& clock) {
       Cbc_setParameter(m, "trustPseudoCosts", "0");
       Cbc_setParameter(m, "heuristicsOnOff", "off");
     }
-    Cbc_setMIPStartI(m, columns, start_idx.data(), start_val.data());
+    // The start: the statements of `start`, and each y at the minimum of its statements.
+    std::vector<int> start_idx(columns_);
+    std::vector<double> start_val(columns_);
+    std::iota(start_idx.begin(), start_idx.end(), 0);
+    for (int s = 0; s < k_; ++s) start_val[s] = start[s] ? 1 : 0;
+    for (std::size_t y = 0; y < y_stmts_.size(); ++y) {
+      double v = 1;
+      for (int s : y_stmts_[y]) v = std::min(v, start_val[s]);
+      start_val[k_ + y] = v;
+    }
+    Cbc_setMIPStartI(m, columns_, start_idx.data(), start_val.data());
     Cbc_solve(m);
 
     if (!Cbc_isProvenOptimal(m)) {
+      out.status = Status::Stopped;
       const double possible = Cbc_getBestPossibleObjValue(m);
-      if (std::isfinite(possible)) bound = std::max(bound, possible);
-      break;
+      if (std::isfinite(possible)) out.bound = possible;
+      return out;
     }
-    bound = std::max(bound, Cbc_getObjValue(m));
+    out.status = Status::Optimal;
+    out.bound = Cbc_getObjValue(m);
     const double* x = Cbc_getColSolution(m);
     CUT_CHECK(x != nullptr);
-    std::vector<char> cut(k);
-    for (int s = 0; s < k; ++s) cut[s] = x[s] > 0.5;
-    const std::vector<char> gone = gone_arcs(g, cut);
+    out.cut.assign(k_, 0);
+    for (int s = 0; s < k_; ++s) out.cut[s] = x[s] > 0.5;
+    return out;
+  }
+
+ private:
+  const Group& g_;
+  int k_ = 0, columns_ = 0;
+  std::vector<int> edge_var_;  // per local edge: its statement's column, its y column, or -1 (not removable)
+  std::vector<std::vector<int>> y_stmts_;
+  std::set<std::vector<int>> known_;
+  std::vector<std::vector<int>> rows_;
+};
+
+void solve_ilp(Group& g, unsigned seed, const Deadline& clock) {
+  CoverIlp ilp(g);
+  auto add_cycles = [&](const std::vector<std::vector<int>>& cycles) {
+    int added = 0;
+    std::vector<int> edges;
+    for (const auto& cycle : cycles) {
+      edges.clear();
+      for (int a : cycle) edges.insert(edges.end(), g.arcs[a].edges.begin(), g.arcs[a].edges.end());
+      added += ilp.add_row(edges);
+    }
+    return added;
+  };
+  {
+    std::vector<std::vector<int>> seeds;
+    shortest_cycles(g, std::vector<char>(g.arcs.size(), 0), clock, seeds);
+    add_cycles(seeds);
+  }
+
+  // The heuristic's plan satisfies every cycle row: the MIP start of each round.
+  const std::vector<char> start = g.cut;
+  double bound = g.lower_bound;
+  while (true) {
+    CoverIlp::Outcome out = ilp.solve(start, seed, clock);
+    if (out.status == CoverIlp::Status::NoTime) break;
+    if (out.status == CoverIlp::Status::Stopped) {
+      bound = std::max(bound, out.bound);
+      break;
+    }
+    bound = std::max(bound, out.bound);
+    const std::vector<char> gone = gone_arcs(g, out.cut);
     if (acyclic(g, gone)) {
       g.used_ilp = true;
       g.optimal = true;
-      const double c = cut_cost(g, cut);
+      const double c = cut_cost(g, out.cut);
       if (c < g.cost_value + tolerance(g.cost_value)) {
-        g.cut = std::move(cut);
+        g.cut = std::move(out.cut);
         g.cost_value = c;
       }
       g.lower_bound = g.cost_value;
@@ -1467,6 +1525,197 @@ CutSolution solve_cuts(const CutInstance& in, const CutOptions& options) {
   sol.optimal = optimal;
   if (optimal) sol.lower_bound = cost;
   sol.method = groups.empty() ? "trivial" : (optimal && any_ilp ? "ilp" : "heuristic");
+  sol.seconds = clock.elapsed();
+  return sol;
+}
+
+// ---------------------------------------------------------------------------
+// Hitting given loops (solve_hitting).
+
+namespace {
+
+// A loop is hit when one of its edges is removed.
+bool all_hit(const Group& g, const std::vector<std::vector<int>>& rows, const std::vector<char>& cut) {
+  for (const auto& row : rows) {
+    bool hit = false;
+    for (int e : row) hit = hit || edge_removed(g, e, cut);
+    if (!hit) return false;
+  }
+  return true;
+}
+
+// Greedy: repeatedly remove the edge with the lowest marginal cost per loop it
+// newly hits (ties: lowest edge), then make the set minimal, most expensive
+// statement first.
+std::vector<char> hit_greedy(const Group& g, const std::vector<std::vector<int>>& rows) {
+  const int edges = static_cast<int>(g.edge_stmts.size());
+  std::vector<std::vector<int>> edge_rows(edges);
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (int e : rows[r]) edge_rows[e].push_back(static_cast<int>(r));
+  std::vector<char> cut(g.cost.size(), 0), hit(rows.size(), 0);
+  std::vector<int> seen(rows.size(), -1), added;
+  int stamp = 0;
+  // Cuts e's statements and counts the loops that become hit (`undo`: takes the cut back).
+  auto apply = [&](int e, bool undo) {
+    added.clear();
+    for (int s : g.edge_stmts[e])
+      if (!cut[s]) cut[s] = 1, added.push_back(s);
+    ++stamp;
+    int count = 0;
+    for (int s : added)
+      for (int f : g.stmt_edges[s]) {
+        if (!edge_removed(g, f, cut)) continue;
+        for (int r : edge_rows[f]) {
+          if (hit[r] || seen[r] == stamp) continue;
+          seen[r] = stamp;
+          ++count;
+          if (!undo) hit[r] = 1;
+        }
+      }
+    if (undo)
+      for (int s : added) cut[s] = 0;
+    return count;
+  };
+  while (true) {
+    int best_edge = -1;
+    double best = kInf;
+    for (int e = 0; e < edges; ++e) {
+      if (edge_rows[e].empty() || edge_removed(g, e, cut)) continue;
+      const int count = apply(e, true);
+      if (count == 0) continue;
+      double marginal = 0;
+      for (int s : g.edge_stmts[e])
+        if (!cut[s]) marginal += g.cost[s];
+      const double ratio = marginal / count;
+      if (best_edge < 0 || ratio < best - tolerance(best)) best = ratio, best_edge = e;
+    }
+    if (best_edge < 0) break;
+    apply(best_edge, false);
+  }
+  CUT_CHECK(all_hit(g, rows, cut));
+  std::vector<int> order;
+  for (std::size_t s = 0; s < cut.size(); ++s)
+    if (cut[s]) order.push_back(static_cast<int>(s));
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return g.cost[x] > g.cost[y]; });
+  for (int s : order) {
+    cut[s] = 0;
+    if (!all_hit(g, rows, cut)) cut[s] = 1;
+  }
+  return cut;
+}
+
+// The cycle packing of packing_bound over the given loops, shortest first.
+double hitting_bound(const Group& g, const std::vector<std::vector<int>>& rows) {
+  std::vector<double> residual = g.cost, inv(g.cost.size(), 0), edge_res(g.edge_stmts.size(), 0);
+  double eps = 0;
+  for (double c : g.cost) eps = std::max(eps, c);
+  eps *= 1e-12;
+  for (std::size_t e = 0; e < g.edge_stmts.size(); ++e)
+    for (int s : g.edge_stmts[e]) edge_res[e] += residual[s];
+  double bound = 0;
+  for (const auto& row : rows) {
+    bool open = true;
+    for (int e : row) open = open && edge_res[e] > eps;
+    if (open) bound += pack_cycle(g, row, residual, edge_res, inv);
+  }
+  return bound;
+}
+
+}  // namespace
+
+CutSolution solve_hitting(const CutInstance& in, const std::vector<std::vector<std::uint32_t>>& loops,
+                          const CutOptions& options) {
+  const Deadline clock(options.time_limit_s);
+  validate(in);
+  CutSolution sol;
+
+  // Local edges: the distinct statement sets of the removable edges on some
+  // loop (two edges made by the same statements go together); local
+  // statements: theirs, by id.
+  std::map<std::vector<std::uint32_t>, int> edge_of;
+  std::vector<std::vector<std::vector<std::uint32_t>>> loop_sets(loops.size());
+  for (std::size_t l = 0; l < loops.size(); ++l) {
+    for (auto e : loops[l]) {
+      if (e >= in.edges.size())
+        throw std::invalid_argument("hitting instance: loop " + std::to_string(l) + " names an unknown edge");
+      std::vector<std::uint32_t> st = in.edges[e].statements;
+      std::sort(st.begin(), st.end());
+      st.erase(std::unique(st.begin(), st.end()), st.end());
+      if (st.empty() || !std::all_of(st.begin(), st.end(), [&](auto s) { return bool(in.statement_cuttable[s]); }))
+        continue;
+      edge_of.emplace(st, 0);
+      loop_sets[l].push_back(std::move(st));
+    }
+    if (loop_sets[l].empty())
+      throw std::invalid_argument("hitting instance: loop " + std::to_string(l) + " has no removable edge");
+  }
+  Group g;
+  std::vector<int> local_stmt(in.statement_cost.size(), -1);
+  for (auto& [st, id] : edge_of)
+    for (auto s : st) local_stmt[s] = 0;
+  for (std::size_t s = 0; s < local_stmt.size(); ++s) {
+    if (local_stmt[s] < 0) continue;
+    local_stmt[s] = static_cast<int>(g.stmt.size());
+    g.stmt.push_back(static_cast<std::uint32_t>(s));
+    g.cost.push_back(in.statement_cost[s]);
+  }
+  for (auto& [st, id] : edge_of) {
+    id = static_cast<int>(g.edge_stmts.size());
+    std::vector<int> local;
+    for (auto s : st) local.push_back(local_stmt[s]);
+    g.edge_stmts.push_back(std::move(local));
+  }
+  g.stmt_edges.assign(g.stmt.size(), {});
+  for (std::size_t e = 0; e < g.edge_stmts.size(); ++e)
+    for (int s : g.edge_stmts[e]) g.stmt_edges[s].push_back(static_cast<int>(e));
+  // Rows: each loop's local edges, without repeats, shortest first.
+  std::set<std::vector<int>> distinct;
+  for (const auto& sets : loop_sets) {
+    std::vector<int> row;
+    for (const auto& st : sets) row.push_back(edge_of.at(st));
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    distinct.insert(std::move(row));
+  }
+  std::vector<std::vector<int>> rows(distinct.begin(), distinct.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.size() < y.size(); });
+
+  // The greedy plan and the packing bound; then the ILP when they do not meet.
+  g.cut = hit_greedy(g, rows);
+  g.cost_value = cut_cost(g, g.cut);
+  g.lower_bound = std::min(hitting_bound(g, rows), g.cost_value);
+  g.optimal = g.cost_value <= g.lower_bound + tolerance(g.cost_value);
+#ifdef CYCLEFIX_HAVE_CBC
+  if (options.exact && !g.optimal) {
+    CoverIlp ilp(g);
+    for (const auto& row : rows) ilp.add_row(row);
+    CoverIlp::Outcome out = ilp.solve(g.cut, options.seed, clock);
+    g.used_ilp = out.status != CoverIlp::Status::NoTime;
+    if (out.status == CoverIlp::Status::Optimal) {
+      CUT_CHECK(all_hit(g, rows, out.cut));
+      const double c = cut_cost(g, out.cut);
+      if (c < g.cost_value + tolerance(g.cost_value)) {
+        g.cut = std::move(out.cut);
+        g.cost_value = c;
+      }
+      g.optimal = true;
+      g.lower_bound = g.cost_value;
+    } else if (out.status == CoverIlp::Status::Stopped) {
+      g.lower_bound = std::min(std::max(g.lower_bound, out.bound), g.cost_value);
+      g.optimal = g.cost_value <= g.lower_bound + tolerance(g.cost_value);
+    }
+  }
+#endif
+
+  for (std::size_t s = 0; s < g.stmt.size(); ++s) {
+    if (!g.cut[s]) continue;
+    CUT_CHECK(in.statement_cuttable[g.stmt[s]]);
+    sol.cut_statements.push_back(g.stmt[s]);
+  }
+  sol.cost = g.cost_value;
+  sol.optimal = g.optimal;
+  sol.lower_bound = g.optimal ? g.cost_value : g.lower_bound;
+  sol.method = rows.empty() ? "trivial" : (g.optimal && g.used_ilp ? "ilp" : "heuristic");
   sol.seconds = clock.elapsed();
   return sol;
 }

@@ -99,6 +99,23 @@ struct CutSolution {
 // mismatched vector sizes, non-positive cost of a cuttable statement).
 CutSolution solve_cuts(const CutInstance& instance, const CutOptions& options);
 
+// The hitting variant (the planner's --only-failing mode): instead of every
+// cycle, only the given loops must be broken. Each loop is a list of indexes
+// into instance.edges; it is hit when at least one of its removable edges is
+// removed (every statement of that edge cut; its other edges are ignored).
+// Minimises the cost of the cut statements subject to hitting every loop; only
+// cuttable statements are cut, and a statement shared by several edges counts
+// once. `nodes` is not used. Method: a greedy plan (lowest marginal cost per
+// newly hit loop, then made minimal), a lower bound from the same fractional
+// packing as solve_cuts (over the given loops), and, when they do not meet and
+// `exact` is set with CBC, the same integer program with the loops as its rows
+// (solved once: there is nothing to generate lazily). `optimal`, `lower_bound`,
+// `method` and determinism as for solve_cuts; `unbreakable_*` stay empty.
+// Throws std::invalid_argument for a malformed instance, an unknown edge, or a
+// loop with no removable edge (the caller reports those).
+CutSolution solve_hitting(const CutInstance& instance, const std::vector<std::vector<std::uint32_t>>& loops,
+                          const CutOptions& options);
+
 // True when compiled with CBC (CYCLEFIX_HAVE_CBC): exact solves are possible.
 bool cbc_available();
 

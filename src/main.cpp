@@ -349,6 +349,8 @@ int main(int argc, char** argv) {
                  "Oldest Python the code runs on (default 3.9; from 3.14 annotations are not quoted)");
   app.add_flag("--allow-init-cuts", fix_plan.allow_init_cuts,
                "Allow deferring imports in package __init__.py files (public API by default)");
+  app.add_flag("--only-failing", fix_plan.only_failing,
+               "Only break the cycles through which some entry point fails in the simulator; harmless cycles stay");
   app.add_option("--time-limit", fix_plan.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");
   app.add_option("--max-loops", fix_opts.max_loops, "Loops listed per cycle at most (default: 100)");
 
@@ -392,6 +394,9 @@ int main(int argc, char** argv) {
   add_common(plan, plan_opts);
   plan->add_flag("--allow-init-cuts", plan_cfg.allow_init_cuts,
                  "Allow deferring imports in package __init__.py files (public API by default)");
+  plan->add_flag("--only-failing", plan_cfg.only_failing,
+                 "Only break the cycles through which some entry point fails in the simulator (normal or bare "
+                 "entry); harmless cycles get no cuts");
   plan->add_option("--time-limit", plan_cfg.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");
   plan->add_flag("!--no-exact", plan_cfg.exact, "Use the heuristic only (no integer program)");
 

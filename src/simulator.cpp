@@ -35,6 +35,7 @@ struct Failure {
   std::string message;
   std::vector<ChainHop> chain;
   bool circular = true;
+  std::optional<ModuleId> partial;  // the partially initialised module (circular failures)
 };
 using MaybeFailure = std::optional<Failure>;
 
@@ -74,8 +75,8 @@ class CallTargets {
 // state after `import pkg` and continues from it for every module under pkg.
 class Interpreter {
  public:
-  Interpreter(const Analysis& a, const CalleeResolver& resolver, CallTargets& calls)
-      : a_(&a), resolver_(&resolver), calls_(&calls), sys_modules_(a.modules.size()) {}
+  Interpreter(const Analysis& a, const CalleeResolver& resolver, CallTargets& calls, const DeferredImports& deferred)
+      : a_(&a), resolver_(&resolver), calls_(&calls), deferred_(&deferred), sys_modules_(a.modules.size()) {}
 
   const EntryPrediction& prediction() const { return out_; }
   bool failed() const { return out_.fails; }
@@ -93,6 +94,7 @@ class Interpreter {
       out_.error = f->error;
       out_.message = f->message;
       out_.chain = std::move(f->chain);
+      out_.partial = f->partial;
     }
   }
 
@@ -157,6 +159,7 @@ class Interpreter {
   const Analysis* a_;
   const CalleeResolver* resolver_;
   CallTargets* calls_;
+  const DeferredImports* deferred_;
   EntryPrediction out_;
   ModuleTable sys_modules_;
   std::vector<ChainHop> stack_;
@@ -172,8 +175,12 @@ class Interpreter {
     return a_->files[file].source.display + ":" + std::to_string(line);
   }
 
-  Failure fail(std::string error, std::string message, bool circular = true) const {
-    return Failure{std::move(error), std::move(message), stack_, circular};
+  // A circular-import failure about the partially initialised module `partial`.
+  Failure fail(std::string error, std::string message, ModuleId partial) const {
+    return Failure{std::move(error), std::move(message), stack_, true, partial};
+  }
+  Failure fail_not_circular(std::string error, std::string message) const {
+    return Failure{std::move(error), std::move(message), stack_, false, std::nullopt};
   }
 
   void bind_in_parent(ModuleId m) {
@@ -237,6 +244,7 @@ class Interpreter {
       MaybeFailure f;
       switch (e.kind) {
         case Event::Kind::Import:
+          if (!deferred_->empty() && deferred_->count({file, e.import})) break;  // moved out of import time
           f = do_import(file, function, e, locals);
           if (f && e.guarded) {
             unknown("a circular import failure is caught by try/except at " + where(file, e.line));
@@ -342,14 +350,14 @@ class Interpreter {
         if (auto sub = a_->modules.find(res.absolute_module + "." + alias.name)) {
           if (MaybeFailure f = import_module(*sub)) return f;
         } else if (state->loading) {
-          return fail("ImportError", "cannot import name '" + alias.name +
-                                         "' from partially initialized module '" + res.absolute_module +
-                                         "' (most likely due to a circular import)" + in_file);
+          return fail("ImportError",
+                      "cannot import name '" + alias.name + "' from partially initialized module '" +
+                          res.absolute_module + "' (most likely due to a circular import)" + in_file,
+                      *x);
         } else if (state->bare) {
           // A stub package (bare entry): nothing was ever bound in it.
-          return fail("ImportError",
-                      "cannot import name '" + alias.name + "' from '" + res.absolute_module + "'" + in_file,
-                      false);
+          return fail_not_circular("ImportError", "cannot import name '" + alias.name + "' from '" +
+                                                      res.absolute_module + "'" + in_file);
         }
         // Otherwise the module finished without binding the name as far as we
         // can see (dynamic bindings); not a circular-import question.
@@ -389,12 +397,15 @@ class Interpreter {
       } else if (auto sub = a_->modules.find(a_->modules[cur].name + "." + attr);
                  sub && sys_modules_.has(*sub) && sys_modules_.at(*sub).loading) {
         // The submodule is loading: its parent gets the attribute only when it finishes.
-        return fail("AttributeError", "cannot access submodule '" + attr + "' of module '" + a_->modules[cur].name +
-                                          "' (most likely due to a circular import)");
+        return fail("AttributeError",
+                    "cannot access submodule '" + attr + "' of module '" + a_->modules[cur].name +
+                        "' (most likely due to a circular import)",
+                    *sub);
       } else if (st->loading) {
-        return fail("AttributeError", "partially initialized module '" + a_->modules[cur].name +
-                                          "' has no attribute '" + attr +
-                                          "' (most likely due to a circular import)");
+        return fail("AttributeError",
+                    "partially initialized module '" + a_->modules[cur].name + "' has no attribute '" + attr +
+                        "' (most likely due to a circular import)",
+                    cur);
       } else {
         return std::nullopt;
       }
@@ -406,7 +417,8 @@ class Interpreter {
 
 }  // namespace
 
-SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries) {
+SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries,
+                          const DeferredImports& deferred) {
   SimulationResult r;
   r.mode = mode;
   CalleeResolver resolver(a.files, a.modules);
@@ -416,7 +428,7 @@ SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<M
       if (!a.modules[m].is_namespace && a.modules[m].file >= 0) todo.push_back(m);
   }
   CallTargets calls(resolver);
-  const Interpreter fresh(a, resolver, calls);
+  const Interpreter fresh(a, resolver, calls, deferred);
   auto parent_id = [&](ModuleId m) -> std::optional<ModuleId> {
     std::string p = parent_of(a.modules[m].name);
     for (; !p.empty(); p = parent_of(p))

@@ -12,7 +12,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis.hpp"
@@ -38,6 +41,9 @@ struct EntryPrediction {
   std::string error;    // "ImportError" / "AttributeError"
   std::string message;  // CPython's wording
   std::vector<ChainHop> chain;
+  // Circular failures: the partially initialised module the failing statement
+  // needed (it is on the chain; the loop runs from its hop to the last one).
+  std::optional<ModuleId> partial;
   bool uncertain = false;
   std::vector<std::string> unknowns;  // why the prediction is uncertain
 };
@@ -49,9 +55,15 @@ struct SimulationResult {
   std::size_t uncertain() const;
 };
 
+// Import statements (file index, import index) to treat as deferred: moved into
+// the functions that use them (or under TYPE_CHECKING), so they do not run at
+// import time. What the planner's --only-failing mode checks its cuts with.
+using DeferredImports = std::set<std::pair<int, int>>;
+
 // Simulates `import M` for every first-party module M with a body (or only
-// `entries`, when given).
-SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries = {});
+// `entries`, when given), skipping the `deferred` statements.
+SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries = {},
+                          const DeferredImports& deferred = {});
 
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r);
 void print_simulation(std::ostream& out, const Analysis& a, const SimulationResult& r);

@@ -1,10 +1,18 @@
-// Choosing the cuts on in-memory packages: cuttability with reasons, and the
-// seed's lessons 1 and 2.
+// Choosing the cuts on in-memory packages: cuttability with reasons, the
+// seed's lessons 1 and 2, and the --only-failing mode.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
 #include "cut_plan.hpp"
+#include "cut_solver.hpp"
 #include "in_memory.hpp"
+#include "simulator.hpp"
 
 using namespace cyclefix;
 using cyclefix::testing_support::analysis_of;
@@ -161,4 +169,262 @@ TEST(CutPlan, SideEffectImportIsUncuttable) {
     EXPECT_FALSE(c.cuttable);
     EXPECT_NE(c.reason.find("side effects"), std::string::npos) << c.reason;
   }
+}
+
+// --only-failing: cut only what the simulator predicts to fail (tracker issue 4).
+namespace {
+
+PlanOptions only_failing() {
+  PlanOptions o;
+  o.only_failing = true;
+  return o;
+}
+
+DeferredImports deferred_of(const Planned& p) {
+  DeferredImports d;
+  for (int i : p.plan.cuts) d.insert({p.plan.candidates[i].file, p.plan.candidates[i].import});
+  return d;
+}
+
+// a <-> b through module imports used only in functions: no entry fails.
+const std::vector<std::pair<std::string, std::string>> kHarmless = {
+    {"a.py", "import b\ndef fa():\n    return b.fb()\n"},
+    {"b.py", "import a\ndef fb():\n    return a.fa()\n"},
+};
+
+// f <-> g: importing either first fails (g needs F before f defines it). g's
+// import is pinned (F is used at import time), so the cut must be f.py:1.
+const std::vector<std::pair<std::string, std::string>> kHarmful = {
+    {"f.py", "from g import fg\ndef ff():\n    return fg()\nF = 1\n"},
+    {"g.py", "from f import F\nG = F + 1\ndef fg():\n    return G\n"},
+};
+
+}  // namespace
+
+TEST(CutPlanOnlyFailing, HarmlessCycleGetsNoCut) {
+  for (EntryMode m : {EntryMode::Normal, EntryMode::Bare})
+    EXPECT_EQ(simulate(analysis_of(kHarmless), m).failing(), 0u) << to_string(m);
+  auto acyclic = plan_of(kHarmless);
+  EXPECT_EQ(acyclic.plan.cuts.size(), 1u);
+  EXPECT_EQ(acyclic.plan.remaining_cycles, 0u);
+  EXPECT_FALSE(acyclic.plan.only_failing);
+  EXPECT_EQ(plan_json(acyclic.a, acyclic.cycles, acyclic.plan)["plan"]["mode"], "acyclic");
+
+  auto p = plan_of(kHarmless, only_failing());
+  EXPECT_TRUE(p.plan.only_failing);
+  EXPECT_TRUE(p.plan.cuts.empty());
+  EXPECT_DOUBLE_EQ(p.plan.cost, 0);
+  EXPECT_TRUE(p.plan.optimal);
+  EXPECT_TRUE(p.plan.converged);
+  EXPECT_EQ(p.plan.rounds, 1u);
+  EXPECT_EQ(p.plan.failure_loops, 0u);
+  EXPECT_EQ(p.plan.failing_before.normal + p.plan.failing_before.bare, 0u);
+  EXPECT_EQ(p.plan.remaining_cycles, 1u);  // left alone
+  EXPECT_TRUE(p.plan.unbreakable_loops.empty());
+  auto j = plan_json(p.a, p.cycles, p.plan)["plan"];
+  EXPECT_EQ(j["mode"], "only_failing");
+  EXPECT_EQ(j["failing_before"], (nlohmann::json{{"normal", 0}, {"bare", 0}}));
+  EXPECT_EQ(j["failing_after"], (nlohmann::json{{"normal", 0}, {"bare", 0}}));
+}
+
+TEST(CutPlanOnlyFailing, HarmfulCycleGetsTheCutThatFixesIt) {
+  auto p = plan_of(kHarmful, only_failing());
+  EXPECT_EQ(cut_sites(p), std::vector<std::string>{"f.py:1"});
+  EXPECT_DOUBLE_EQ(p.plan.cost, kCostPerStatement + kCostPerFunction);
+  EXPECT_TRUE(p.plan.optimal);
+  EXPECT_TRUE(p.plan.converged);
+  EXPECT_EQ(p.plan.failing_before.normal, 2u);
+  EXPECT_EQ(p.plan.failing_before.bare, 2u);
+  EXPECT_EQ(p.plan.failing_after.normal, 0u);
+  EXPECT_EQ(p.plan.failing_after.bare, 0u);
+  EXPECT_EQ(p.plan.failure_loops, 1u);
+  EXPECT_EQ(p.plan.rounds, 2u);
+  // The simulator, told the cuts are deferred, agrees: nothing fails in either mode.
+  const DeferredImports d = deferred_of(p);
+  for (EntryMode m : {EntryMode::Normal, EntryMode::Bare}) {
+    EXPECT_GT(simulate(p.a, m).failing(), 0u) << to_string(m);
+    EXPECT_EQ(simulate(p.a, m, {}, d).failing(), 0u) << to_string(m);
+  }
+  auto j = plan_json(p.a, p.cycles, p.plan)["plan"];
+  EXPECT_EQ(j["failing_before"], (nlohmann::json{{"normal", 2}, {"bare", 2}}));
+  EXPECT_EQ(j["failing_after"], (nlohmann::json{{"normal", 0}, {"bare", 0}}));
+  std::ostringstream text;
+  print_plan(text, p.a, p.cycles, p.plan);
+  EXPECT_NE(text.str().find("only failing"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("normal 2 -> 0, bare 2 -> 0"), std::string::npos) << text.str();
+}
+
+TEST(CutPlanOnlyFailing, CheaperThanAcyclicWhenOneCycleIsHarmless) {
+  std::vector<std::pair<std::string, std::string>> files = kHarmless;
+  files.insert(files.end(), kHarmful.begin(), kHarmful.end());
+  auto acyclic = plan_of(files);
+  auto p = plan_of(files, only_failing());
+  ASSERT_EQ(acyclic.cycles.components.size(), 2u);
+  EXPECT_EQ(acyclic.plan.cuts.size(), 2u);
+  EXPECT_EQ(acyclic.plan.remaining_cycles, 0u);
+  EXPECT_EQ(cut_sites(p), std::vector<std::string>{"f.py:1"});
+  EXPECT_LT(p.plan.cost, acyclic.plan.cost);
+  EXPECT_EQ(p.plan.remaining_cycles, 1u);
+  EXPECT_EQ(p.plan.failing_after.normal + p.plan.failing_after.bare, 0u);
+  const DeferredImports d = deferred_of(p);
+  for (EntryMode m : {EntryMode::Normal, EntryMode::Bare}) EXPECT_EQ(simulate(p.a, m, {}, d).failing(), 0u);
+}
+
+// Fixing one failure can expose the next: a's import of b fails first and
+// hides that its import of c would fail too; the second round finds that loop.
+TEST(CutPlanOnlyFailing, ResimulatesUntilNothingFails) {
+  auto p = plan_of(
+      {
+          {"a.py", "from b import fb\nfrom c import fc\ndef fa():\n    return fb(), fc()\nA = 1\n"},
+          {"b.py", "from a import A\nB = A\ndef fb():\n    return B\n"},
+          {"c.py", "from a import A\nC = A\ndef fc():\n    return C\n"},
+      },
+      only_failing());
+  EXPECT_EQ(cut_sites(p), (std::vector<std::string>{"a.py:1", "a.py:2"}));
+  EXPECT_EQ(p.plan.rounds, 3u);
+  EXPECT_EQ(p.plan.failure_loops, 2u);
+  EXPECT_EQ(p.plan.failing_before.normal, 3u);
+  EXPECT_EQ(p.plan.failing_after.normal + p.plan.failing_after.bare, 0u);
+  EXPECT_TRUE(p.plan.optimal);
+  EXPECT_TRUE(p.plan.converged);
+  const DeferredImports d = deferred_of(p);
+  for (EntryMode m : {EntryMode::Normal, EntryMode::Bare}) EXPECT_EQ(simulate(p.a, m, {}, d).failing(), 0u);
+}
+
+TEST(CutPlanOnlyFailing, UncertainFailuresAreCountedButDriveNoCuts) {
+  // The cycle fails, but each entry also runs a dynamic import: uncertain.
+  auto p = plan_of(
+      {
+          {"f.py", "import importlib\nimportlib.import_module('os')\nfrom g import fg\ndef ff():\n    return fg()\nF = 1\n"},
+          {"g.py", "from f import F\nG = F + 1\ndef fg():\n    return G\n"},
+      },
+      only_failing());
+  EXPECT_TRUE(p.plan.cuts.empty());
+  EXPECT_EQ(p.plan.failing_before.normal, 2u);
+  EXPECT_EQ(p.plan.uncertain_before.normal, 2u);
+  EXPECT_EQ(p.plan.failing_after.normal, 2u);
+  EXPECT_EQ(p.plan.uncertain_after.normal, 2u);
+  EXPECT_EQ(p.plan.failure_loops, 0u);
+  auto j = plan_json(p.a, p.cycles, p.plan)["plan"];
+  EXPECT_EQ(j["uncertain_failing_before"]["normal"], 2);
+}
+
+TEST(CutPlanOnlyFailing, FailingLoopOfPinnedStatementsIsReported) {
+  auto p = plan_of(
+      {
+          {"a.py", "from b import B\nA = B\n"},
+          {"b.py", "B = 1\nfrom a import A\nC = A\n"},
+          {"c.py", "import d\ndef fc():\n    return d.fd()\n"},
+          {"d.py", "import c\ndef fd():\n    return c.fc()\n"},
+      },
+      only_failing());
+  EXPECT_TRUE(p.plan.cuts.empty());  // c <-> d is harmless, a <-> b cannot be cut
+  ASSERT_EQ(p.plan.unbreakable_loops.size(), 1u);
+  const auto& loop = p.plan.unbreakable_loops[0];
+  ASSERT_EQ(loop.size(), 3u);
+  EXPECT_EQ(loop.front(), loop.back());
+  EXPECT_GT(p.plan.failing_after.normal, 0u);
+  EXPECT_TRUE(p.plan.converged);
+}
+
+TEST(CutPlanOnlyFailing, Deterministic) {
+  std::vector<std::pair<std::string, std::string>> files = kHarmless;
+  files.insert(files.end(), kHarmful.begin(), kHarmful.end());
+  files.push_back({"p/__init__.py", "from p.a import A\n"});
+  files.push_back({"p/a.py", "from p.b import fb\ndef fa():\n    return fb()\nA = 1\n"});
+  files.push_back({"p/b.py", "from p.a import A\nfrom p.c import fc\ndef fb():\n    return A, fc\n"});
+  files.push_back({"p/c.py", "from p.b import fb\ndef fc():\n    return fb\nC = 1\n"});
+  auto first = plan_of(files, only_failing());
+  auto second = plan_of(files, only_failing());
+  EXPECT_GE(first.plan.cuts.size(), 2u);
+  EXPECT_EQ(cut_sites(first), cut_sites(second));
+  EXPECT_DOUBLE_EQ(first.plan.cost, second.plan.cost);
+  EXPECT_EQ(first.plan.rounds, second.plan.rounds);
+  auto j1 = plan_json(first.a, first.cycles, first.plan), j2 = plan_json(second.a, second.cycles, second.plan);
+  j1["plan"].erase("seconds");
+  j2["plan"].erase("seconds");
+  EXPECT_EQ(j1.dump(), j2.dump());
+  const DeferredImports d = deferred_of(first);
+  for (EntryMode m : {EntryMode::Normal, EntryMode::Bare}) EXPECT_EQ(simulate(first.a, m, {}, d).failing(), 0u);
+}
+
+// solve_hitting against brute force on small random instances, with and without the ILP.
+TEST(CutPlanOnlyFailing, HittingSolverIsExactOnSmallInstances) {
+  std::mt19937 rng(7);
+  int ilp = 0, heuristic_gap = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    CutInstance inst;
+    inst.nodes = 6;
+    const int stmts = 3 + static_cast<int>(rng() % 8);
+    for (int s = 0; s < stmts; ++s) {
+      inst.statement_cost.push_back(0.5 + static_cast<double>(rng() % 6) * 0.25);
+      inst.statement_cuttable.push_back(rng() % 6 != 0);
+    }
+    const int edges = 3 + static_cast<int>(rng() % 8);
+    for (int e = 0; e < edges; ++e) {
+      CutInstance::Edge edge;
+      edge.from = rng() % 6;
+      edge.to = rng() % 6;
+      const int k = 1 + static_cast<int>(rng() % 2);
+      for (int i = 0; i < k; ++i) edge.statements.push_back(rng() % stmts);
+      inst.edges.push_back(edge);
+    }
+    auto removable = [&](std::uint32_t e) {
+      for (auto s : inst.edges[e].statements)
+        if (!inst.statement_cuttable[s]) return false;
+      return true;
+    };
+    std::vector<std::vector<std::uint32_t>> loops;
+    const int count = 1 + static_cast<int>(rng() % 5);
+    for (int l = 0; l < count; ++l) {
+      std::vector<std::uint32_t> loop;
+      const int len = 1 + static_cast<int>(rng() % 3);
+      for (int i = 0; i < len; ++i) loop.push_back(rng() % edges);
+      if (std::none_of(loop.begin(), loop.end(), removable)) {
+        EXPECT_THROW(solve_hitting(inst, {loop}, CutOptions{}), std::invalid_argument);
+        continue;
+      }
+      loops.push_back(loop);
+    }
+    auto hits = [&](const std::vector<char>& cut) {
+      for (const auto& loop : loops) {
+        bool hit = false;
+        for (auto e : loop) {
+          bool all = removable(e);
+          for (auto s : inst.edges[e].statements) all = all && cut[s];
+          hit = hit || all;
+        }
+        if (!hit) return false;
+      }
+      return true;
+    };
+    double best = std::numeric_limits<double>::infinity();
+    for (unsigned mask = 0; mask < (1u << stmts); ++mask) {
+      std::vector<char> cut(stmts);
+      double cost = 0;
+      bool ok = true;
+      for (int s = 0; s < stmts; ++s) {
+        cut[s] = (mask >> s) & 1;
+        if (cut[s] && !inst.statement_cuttable[s]) ok = false;
+        if (cut[s]) cost += inst.statement_cost[s];
+      }
+      if (ok && hits(cut)) best = std::min(best, cost);
+    }
+    for (bool exact : {true, false}) {
+      CutOptions o;
+      o.exact = exact;
+      CutSolution sol = solve_hitting(inst, loops, o);
+      std::vector<char> cut(stmts, 0);
+      for (auto s : sol.cut_statements) cut[s] = 1;
+      EXPECT_TRUE(hits(cut)) << "trial " << trial;
+      EXPECT_LE(sol.lower_bound, best + 1e-9) << "trial " << trial;
+      EXPECT_GE(sol.cost, best - 1e-9) << "trial " << trial;
+      if (sol.optimal || (exact && cbc_available())) EXPECT_NEAR(sol.cost, best, 1e-9) << "trial " << trial;
+      ilp += sol.method == "ilp";
+      heuristic_gap += !exact && !sol.optimal;
+    }
+  }
+  // Both paths ran: instances the greedy plan and the packing bound do not settle.
+  EXPECT_GT(heuristic_gap, 0);
+  if (cbc_available()) EXPECT_GT(ilp, 0);
 }

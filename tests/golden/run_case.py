@@ -84,6 +84,7 @@ def circular(cyclefix, cwd, args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cyclefix", required=True)
+    ap.add_argument("--plan", action="store_true", help="with CYCLEFIX_UPDATE_GOLDEN=1: also write expected.plan")
     ap.add_argument("case")
     o = ap.parse_args()
     cyclefix = os.path.abspath(o.cyclefix)
@@ -101,7 +102,7 @@ def main():
         p = run([cyclefix, "input"] + args, work, check_rc=(0,))
         diff = p.stdout
         compare("diff", os.path.join(case, "expected.diff"), diff)
-        if os.path.exists(os.path.join(case, "expected.plan")) or (UPDATE and "--plan" in sys.argv):
+        if os.path.exists(os.path.join(case, "expected.plan")) or (UPDATE and o.plan):
             plan = run([cyclefix, "--explain", "input"] + args, work, check_rc=(0, 1)).stdout
             plan = re.sub(rb", [0-9.e+-]+ s\)", b", <time> s)", plan)
             compare("plan", os.path.join(case, "expected.plan"), plan)

@@ -1,5 +1,6 @@
 """ExirExportedProgram and the passes that transform it."""
 
+from dataclasses import dataclass, field
 from typing import Optional
 
 from exir.capture._config import EdgeCompileConfig
@@ -18,6 +19,19 @@ class ExirExportedProgram:
         if config._check_ir_validity:
             EXIRATenDialectVerifier(config.exception_list)(self.ops)
         return ExirExportedProgram([op.replace("aten.", "edge.", 1) for op in self.ops], True)
+
+
+@dataclass
+class EdgeProgramManager:
+    """Programs lowered to the edge dialect, with the config that lowered them.
+
+    The default_factory is evaluated when this class is created, so _program.py
+    needs EdgeCompileConfig at import time (as the real _program.py does): its
+    exir.capture._config import is not deferrable.
+    """
+
+    programs: dict[str, ExirExportedProgram] = field(default_factory=dict)
+    compile_config: EdgeCompileConfig = field(default_factory=EdgeCompileConfig)
 
 
 class HackedUpExportedProgramDONOTUSE:
