@@ -9,7 +9,7 @@
 // --no-note.
 //
 // The loop is the shortest of the report's loops through an edge this cut
-// removes. When the note with full module names would be longer than
+// removes; when the cut breaks more of them, "(and N more loops)" says so. When the note with full module names would be longer than
 // kFullNoteWidth, the package prefix every module of the loop shares is dropped
 // and the rest is written as paths, as the seed's reviewers wrote it:
 //
@@ -69,7 +69,8 @@ std::string compact_loop_text(const Analysis& a, const std::vector<ModuleId>& lo
 void cycle_note(const RewriteInput& in, AtomicChange& change) {
   if (!in.options.note || change.local_imports.empty()) return;
   std::vector<ModuleId> best;
-  for (const auto& loop : loops_through(in.analysis, in.cycles, in.cut))
+  const auto loops = loops_through(in.analysis, in.cycles, in.cut);
+  for (const auto& loop : loops)
     if (best.empty() || loop.size() < best.size()) best = loop;
   std::string note = "# Deferred: breaks an import cycle";
   if (!best.empty()) {
@@ -80,6 +81,8 @@ void cycle_note(const RewriteInput& in, AtomicChange& change) {
     best.push_back(best.front());
     note = "# Deferred: import cycle " + loop_text(in.analysis, best);
     if (note.size() > kFullNoteWidth) note = "# Deferred: import cycle " + compact_loop_text(in.analysis, best);
+    if (loops.size() > 1)
+      note += " (and " + std::to_string(loops.size() - 1) + " more loop" + (loops.size() > 2 ? "s" : "") + ")";
   }
   for (LocalImport& li : change.local_imports) li.comments.push_back(note);
 }

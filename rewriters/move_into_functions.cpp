@@ -13,7 +13,8 @@
 // The removal covers the statement's span: parentheses, backslash
 // continuations, its comment lines above and its trailing comment (which travel
 // with the local imports). A statement sharing its line through `;` is cut out
-// with its `;`, leaving its neighbours. A body nested in a function that
+// with its `;`, leaving its neighbours. Of `import pkg.b as pb, json` only the
+// first-party alias moves; `import json` stays. A body nested in a function that
 // already receives the name gets no second import (the closure sees it).
 //
 // What can go wrong: a use outside any function body (the planner pins those,
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 
+#include "reachability.hpp"
 #include "rewriter.hpp"
 #include "source_text.hpp"
 
@@ -32,7 +34,13 @@ namespace {
 
 // The removal: the statement with its own comments, and one blank line when it
 // sat between two, so no double gap is left behind.
-Edit removal(std::string_view s, const ImportStatement& st) {
+Edit removal(std::string_view s, const ImportStatement& st, const std::vector<std::string>& moved) {
+  const std::vector<std::string> bound = st.bound_names();
+  std::vector<std::string> staying;
+  for (const auto& n : bound)
+    if (std::find(moved.begin(), moved.end(), n) == moved.end()) staying.push_back(n);
+  if (!staying.empty())  // `import pkg.b as pb, json` -> `import json`
+    return {st.stmt_begin, st.stmt_end - st.stmt_begin, import_subset(st, staying, s)};
   if (st.shares_line) {
     std::uint32_t e = st.stmt_end;
     while (e < s.size() && text::is_space(s[e])) ++e;
@@ -55,43 +63,22 @@ Edit removal(std::string_view s, const ImportStatement& st) {
   return {b, e - b, ""};
 }
 
-// The innermost function whose body holds byte `pos`, or -1.
-int innermost_function(const ModuleFacts& f, std::uint32_t pos) {
-  int best = -1;
-  for (std::size_t i = 0; i < f.functions.size(); ++i) {
-    const FunctionInfo& fn = f.functions[i];
-    if (fn.body_begin <= pos && pos < fn.end && (best < 0 || fn.body_begin >= f.functions[best].body_begin))
-      best = static_cast<int>(i);
-  }
-  return best;
-}
-
-// Functions whose bodies enclose function `i`'s definition, innermost first.
-std::vector<int> enclosing_functions(const ModuleFacts& f, int i) {
-  std::vector<int> out;
-  for (int g = innermost_function(f, f.functions[i].begin); g >= 0; g = innermost_function(f, f.functions[g].begin))
-    out.push_back(g);
-  return out;
-}
-
 }  // namespace
 
 void move_into_functions(const RewriteInput& in, AtomicChange& change) {
   const ModuleFacts& facts = in.file.facts;
   const ImportStatement& st = facts.imports[in.cut.import];
-  change.edits.push_back(removal(in.source, st));
+  change.edits.push_back(removal(in.source, st, in.cut.names));
 
-  const std::vector<std::string> bound = st.bound_names();
-  std::map<int, std::set<std::string>> by_function;
+  // The names this cut moves: the planner keeps at module level the aliases
+  // of an `import a, b` that are not first-party (in.cut.names lists the rest).
+  const std::vector<std::string>& moved = in.cut.names;
   for (const NameUse& u : facts.uses) {
-    if (u.kind != UseKind::Deferred) continue;
-    if (std::find(bound.begin(), bound.end(), u.name) == bound.end()) continue;
-    int fn = innermost_function(facts, u.begin);
-    if (fn < 0) {
+    if (u.kind == UseKind::Deferred && innermost_function(facts, u.begin) < 0 &&
+        std::find(moved.begin(), moved.end(), u.name) != moved.end()) {
       change.error = "'" + u.name + "' is used outside any function body at line " + std::to_string(u.line);
       return;
     }
-    by_function[fn].insert(u.name);
   }
 
   // The statement's own comments travel with each local import.
@@ -111,14 +98,7 @@ void move_into_functions(const RewriteInput& in, AtomicChange& change) {
     if (after.find('#') != std::string_view::npos) trailing = std::string(after);
   }
 
-  for (auto& [fn, names] : by_function) {
-    std::set<std::string> wanted = names;
-    for (int outer : enclosing_functions(facts, fn)) {
-      auto it = by_function.find(outer);
-      if (it == by_function.end()) continue;
-      for (const auto& n : it->second) wanted.erase(n);
-    }
-    if (wanted.empty()) continue;
+  for (auto& [fn, wanted] : functions_importing(facts, moved)) {
     LocalImport li;
     li.function = fn;
     li.names.assign(wanted.begin(), wanted.end());

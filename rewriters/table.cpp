@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "source_text.hpp"
+
 namespace cyclefix {
 
 const std::vector<RewriterEntry>& rewriters() {
@@ -15,6 +17,61 @@ const std::vector<RewriterEntry>& rewriters() {
   };
   return table;
 }
+
+namespace {
+
+// The comments inside an import statement's text that belong to one of the
+// aliases binding `names`: a comment sits on the line of the aliases it
+// follows; a comment on a line of its own belongs to the next alias. (An
+// import statement holds no strings, so every '#' starts a comment.)
+std::vector<std::string> alias_comments(std::string_view text, const std::vector<std::string>& names) {
+  std::vector<std::string> out, pending;
+  std::size_t import_kw = text.find(" import");
+  for (std::size_t p = 0; p < text.size();) {
+    std::size_t e = text.find('\n', p);
+    if (e == std::string_view::npos) e = text.size();
+    std::string_view line = text.substr(p, e - p);
+    std::size_t line_begin = p;
+    p = e + 1;
+    std::size_t hash = line.find('#');
+    if (hash == std::string_view::npos) continue;
+    std::string comment(line.substr(hash));
+    while (!comment.empty() && (comment.back() == '\r' || text::is_space(comment.back()))) comment.pop_back();
+    std::string_view code = line.substr(0, hash);
+    if (line_begin < import_kw) code = {};  // the `from X import (` line binds nothing itself
+    if (import_kw != std::string_view::npos && line_begin <= import_kw && import_kw < line_begin + hash)
+      code = line.substr(import_kw - line_begin + 7, hash - (import_kw - line_begin + 7));
+    bool any = false, wanted = false;
+    for (std::size_t q = 0; q < code.size();) {
+      std::size_t comma = code.find(',', q);
+      if (comma == std::string_view::npos) comma = code.size();
+      std::string_view item = code.substr(q, comma - q);
+      q = comma + 1;
+      while (!item.empty() && (text::is_space(item.front()) || item.front() == '(' || item.front() == '\\'))
+        item.remove_prefix(1);
+      while (!item.empty() && (text::is_space(item.back()) || item.back() == ')' || item.back() == '\\'))
+        item.remove_suffix(1);
+      if (item.empty()) continue;
+      std::size_t as = item.rfind(" as ");
+      std::string_view bound = as == std::string_view::npos ? item.substr(0, item.find('.')) : item.substr(as + 4);
+      while (!bound.empty() && text::is_space(bound.front())) bound.remove_prefix(1);
+      any = true;
+      wanted = wanted || std::find(names.begin(), names.end(), std::string(bound)) != names.end();
+    }
+    if (!any) {
+      pending.push_back(std::move(comment));
+      continue;
+    }
+    if (wanted) {
+      out.insert(out.end(), pending.begin(), pending.end());
+      out.push_back(std::move(comment));
+    }
+    pending.clear();
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source) {
   std::vector<const ImportAlias*> kept;
@@ -33,6 +90,9 @@ std::string import_subset(const ImportStatement& st, const std::vector<std::stri
     out += kept[i]->name;
     if (!kept[i]->asname.empty()) out += " as " + kept[i]->asname;
   }
+  // A comment inside a split statement (`a,  # why`) stays with its alias.
+  for (const std::string& c : alias_comments(source.substr(st.stmt_begin, st.stmt_end - st.stmt_begin), names))
+    out += "  " + c;
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "cut_plan.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <future>
 #include <map>
@@ -72,6 +73,19 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
   const FileAnalysis& fa = a.files[c.file];
   const ImportStatement& st = fa.facts.imports[c.import];
   c.names = st.bound_names();
+  if (!st.is_from && st.names.size() > 1) {
+    // `import pkg.b as pb, json`: only the first-party aliases move; `import json`
+    // stays at module level (unless it binds the same name as one that moves).
+    std::vector<std::string> moving, staying;
+    for (const ImportAlias& al : st.names) {
+      std::string_view top = std::string_view(al.name).substr(0, al.name.find('.'));
+      (a.modules.has_top_level(top) ? moving : staying).push_back(al.bound_name(false));
+    }
+    bool shared = std::any_of(staying.begin(), staying.end(), [&](const std::string& n) {
+      return std::find(moving.begin(), moving.end(), n) != moving.end();
+    });
+    if (!moving.empty() && !shared) c.names = moving;
+  }
   auto pin = [&](std::string reason) {
     if (c.cuttable || c.reason.empty()) c.reason = std::move(reason);
     c.cuttable = false;
@@ -105,7 +119,10 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
       used = true;
       switch (u.kind) {
         case UseKind::ImportTime:
-          return pin("used at import time: '" + name + "' in a " + u.where + " at " + at(a, c.file, u.line));
+          return pin("used at import time: '" + name + "' " +
+                     (std::strcmp(u.where, "module level") == 0 ? std::string("at module level")
+                                                                 : std::string("in a ") + u.where) +
+                     " at " + at(a, c.file, u.line));
         case UseKind::Annotation:
           type_checking.insert(name);
           break;
@@ -114,15 +131,20 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
             return pin("used in a lambda outside any function at " + at(a, c.file, u.line));
           int fi = function_index(fa.facts, u.function);
           if (a.reach.body_runs(c.file, fi))
-            return pin("used at import time: in " + u.function + "(), which module-level code calls, at " +
-                       at(a, c.file, u.line));
-          functions.insert(u.function);
+            return pin("used at import time: '" + name + "' in " + u.function + "() at " + at(a, c.file, u.line) +
+                       ", which module-level code runs (the call at " +
+                       at(a, a.reach.reached_from[c.file][fi], a.reach.reached_line[c.file][fi]) + ")");
+          if (fi >= 0 && std::count(fa.facts.functions[fi].globals.begin(), fa.facts.functions[fi].globals.end(), name))
+            return pin("'" + name + "' is declared global in " + u.function +
+                       "(): a local import there would rebind the module's name, at " + at(a, c.file, u.line));
           break;
         }
       }
     }
     if (!used) return pin("'" + name + "' is never used here: the import may be there for its side effects");
   }
+  for (const auto& [fi, names] : functions_importing(fa.facts, c.names))
+    functions.insert(fa.facts.functions[fi].qualified_name);
   c.functions.assign(functions.begin(), functions.end());
   c.type_checking.assign(type_checking.begin(), type_checking.end());
   c.cost = kCostPerStatement + kCostPerFunction * static_cast<double>(c.functions.size()) +

@@ -1,5 +1,6 @@
 #include "reachability.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <unordered_map>
 
@@ -65,6 +66,44 @@ int function_index(const ModuleFacts& facts, std::string_view qualified_name) {
   for (std::size_t i = 0; i < facts.functions.size(); ++i)
     if (facts.functions[i].qualified_name == qualified_name) return static_cast<int>(i);
   return -1;
+}
+
+int innermost_function(const ModuleFacts& f, std::uint32_t pos) {
+  int best = -1;
+  for (std::size_t i = 0; i < f.functions.size(); ++i) {
+    const FunctionInfo& fn = f.functions[i];
+    if (fn.body_begin <= pos && pos < fn.end && (best < 0 || fn.body_begin >= f.functions[best].body_begin))
+      best = static_cast<int>(i);
+  }
+  return best;
+}
+
+std::vector<int> enclosing_functions(const ModuleFacts& f, int i) {
+  std::vector<int> out;
+  for (int g = innermost_function(f, f.functions[i].begin); g >= 0; g = innermost_function(f, f.functions[g].begin))
+    out.push_back(g);
+  return out;
+}
+
+std::map<int, std::set<std::string>> functions_importing(const ModuleFacts& facts,
+                                                         const std::vector<std::string>& names) {
+  std::map<int, std::set<std::string>> uses;
+  for (const NameUse& u : facts.uses) {
+    if (u.kind != UseKind::Deferred || std::find(names.begin(), names.end(), u.name) == names.end()) continue;
+    int fn = innermost_function(facts, u.begin);
+    if (fn >= 0) uses[fn].insert(u.name);
+  }
+  std::map<int, std::set<std::string>> out;
+  for (const auto& [fn, used] : uses) {
+    std::set<std::string> wanted = used;
+    for (int outer : enclosing_functions(facts, fn)) {
+      auto it = uses.find(outer);
+      if (it == uses.end()) continue;
+      for (const auto& n : it->second) wanted.erase(n);
+    }
+    if (!wanted.empty()) out.emplace(fn, std::move(wanted));
+  }
+  return out;
 }
 
 CalleeResolver::CalleeResolver(const std::vector<FileAnalysis>& files, const ModuleIndex& modules)
@@ -179,9 +218,11 @@ Reachability compute_reachability(const std::vector<FileAnalysis>& files, const 
   Reachability r;
   r.runs.resize(files.size());
   r.reached_from.resize(files.size());
+  r.reached_line.resize(files.size());
   for (std::size_t f = 0; f < files.size(); ++f) {
     r.runs[f].assign(files[f].facts.functions.size(), false);
     r.reached_from[f].assign(files[f].facts.functions.size(), -1);
+    r.reached_line[f].assign(files[f].facts.functions.size(), 0);
   }
   CalleeResolver resolver(files, modules);
   std::deque<BodyRef> work;
@@ -192,6 +233,7 @@ Reachability compute_reachability(const std::vector<FileAnalysis>& files, const 
         if (r.runs[b.file][b.function]) continue;
         r.runs[b.file][b.function] = true;
         r.reached_from[b.file][b.function] = origin;
+        r.reached_line[b.file][b.function] = function < 0 ? e.line : r.reached_line[file][function];
         work.push_back(b);
       }
     }

@@ -7,6 +7,9 @@
 // still ran.
 #pragma once
 
+#include <map>
+#include <set>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,6 +72,8 @@ struct Reachability {
   std::vector<std::vector<bool>> runs;  // [file][function]
   // For each body that runs: the module whose import-time code first reached it.
   std::vector<std::vector<int>> reached_from;  // [file][function] -> file index, -1 if not
+  // ... and the line of the module-level statement in that file whose call started the chain.
+  std::vector<std::vector<int>> reached_line;  // [file][function] -> line, 0 if not
 
   bool body_runs(int file, int function) const {
     return function >= 0 && runs[file][function];
@@ -80,5 +85,17 @@ Reachability compute_reachability(const std::vector<FileAnalysis>& files, const 
 // The index of the function whose body directly contains an import or use with
 // this qualified scope, or -1.
 int function_index(const ModuleFacts& facts, std::string_view qualified_name);
+
+// The innermost function whose body holds byte `pos`, or -1.
+int innermost_function(const ModuleFacts& facts, std::uint32_t pos);
+
+// Functions whose bodies enclose function `i`'s definition, innermost first.
+std::vector<int> enclosing_functions(const ModuleFacts& facts, int i);
+
+// For each function using one of `names` (deferred uses), the names it must
+// import itself: those no enclosing function also uses (a closure sees the
+// outer function's local import). Functions left with nothing are omitted.
+std::map<int, std::set<std::string>> functions_importing(const ModuleFacts& facts,
+                                                         const std::vector<std::string>& names);
 
 }  // namespace cyclefix

@@ -41,34 +41,46 @@ bool place(std::string_view s, const ModuleFacts& facts, const LocalImport& li, 
   const FunctionInfo& fn = facts.functions[li.function];
   const std::uint32_t first = fn.body_begin;
   const bool own_line = text::blank(s, text::line_start(s, first), first);
-  if (own_line && fn.docstring_end) {
-    std::uint32_t e = text::next_line(s, fn.docstring_end);
-    std::uint32_t p = fn.docstring_end;
-    while (p < e && (text::is_space(s[p]) || s[p] == '\r' || s[p] == '\n')) ++p;
-    if (p < e && s[p] != '#') {
-      *error = "the docstring of " + fn.qualified_name + "() shares its line with another statement";
+  // Identical edits for every import into this body, so the set merges them.
+  std::string indent = text::indentation(s, first);
+  if (!own_line) {  // `def f(): body`: the body moves onto its own line first
+    std::uint32_t colon = first;
+    while (colon > 0 && text::is_space(s[colon - 1])) --colon;
+    if (colon == 0 || s[colon - 1] != ':') {
+      *error = "cannot find where the body of " + fn.qualified_name + "() starts";
       return false;
     }
-    std::string t = render(li, text::indentation(s, first), nl);
-    if (e == s.size() && (s.empty() || s.back() != '\n')) t = nl + t;
-    out.push_back({e, 0, std::move(t)});
+    --colon;
+    indent += unit;
+    out.push_back({colon, first - colon, ":" + nl + indent});
+  }
+  std::uint32_t at = first;
+  if (fn.docstring_end) {
+    std::uint32_t p = fn.docstring_end;
+    while (p < s.size() && text::is_space(s[p])) ++p;
+    if (p < s.size() && s[p] == ';') {  // `"""Doc."""; rest`: the rest moves onto its own line
+      std::uint32_t q = p + 1;
+      while (q < s.size() && text::is_space(s[q])) ++q;
+      if (q < s.size() && s[q] != '\n' && s[q] != '\r' && s[q] != '#') {
+        out.push_back({fn.docstring_end, q - fn.docstring_end, nl + indent});
+        at = q;
+      } else {
+        *error = "the docstring of " + fn.qualified_name + "() ends with a stray ';'";
+        return false;
+      }
+    } else if (own_line) {  // after the docstring's line
+      std::string t = render(li, indent, nl);
+      std::uint32_t e = text::next_line(s, fn.docstring_end);
+      if (e == s.size() && (s.empty() || s.back() != '\n')) t = nl + t;
+      out.push_back({e, 0, std::move(t)});
+      return true;
+    }
+  }
+  if (at == first && own_line) {
+    out.push_back({text::line_start(s, first), 0, render(li, indent, nl)});
     return true;
   }
-  if (own_line) {
-    out.push_back({text::line_start(s, first), 0, render(li, text::indentation(s, first), nl)});
-    return true;
-  }
-  std::uint32_t colon = first;
-  while (colon > 0 && text::is_space(s[colon - 1])) --colon;
-  if (colon == 0 || s[colon - 1] != ':') {
-    *error = "cannot find where the body of " + fn.qualified_name + "() starts";
-    return false;
-  }
-  --colon;
-  const std::string indent = text::indentation(s, first) + unit;
-  // The same edit for every import into this body, so the set merges them.
-  out.push_back({colon, first - colon, ":" + nl + indent});
-  out.push_back({first, 0, render(li, indent, nl).substr(indent.size()) + indent});
+  out.push_back({at, 0, render(li, indent, nl).substr(indent.size()) + indent});
   return true;
 }
 
@@ -159,16 +171,31 @@ bool place_type_checking(std::string_view s, const ModuleFacts& facts, const std
     if (at == s.size() && (s.empty() || s.back() != '\n')) t = nl + t;
   } else {
     // No import stays: where the first cut statement was (the removal starts there).
-    at = UINT32_MAX;
-    for (int i : cut_imports) at = std::min(at, facts.imports[i].span_begin);
-    t = header + block + nl;
+    // A blank line follows the block unless the removal leaves one there
+    // already (it takes the blank line after the statement only when one
+    // precedes it too).
+    const ImportStatement* first = nullptr;
+    for (int i : cut_imports)
+      if (!first || facts.imports[i].span_begin < first->span_begin) first = &facts.imports[i];
+    at = first->span_begin;
+    const std::uint32_t after = first->span_end;
+    const bool blank_after = after < s.size() && text::blank_line(s, after);
+    const bool taken = blank_after && (at == 0 || text::blank_line(s, at - 1));
+    t = header + block + (blank_after && !taken ? "" : nl);
   }
   return edits.add({at, 0, std::move(t)}, error);
 }
 
 // Runs of blank lines that an edit touches are cut to two (PEP 8's most), and
-// to none at the start of the file: removing statements must not leave gaps.
+// to none at the start and the end of the file: removing statements must not
+// leave gaps.
 std::string tidy_blank_lines(const std::string& s, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& changed) {
+  static constexpr std::string_view bom = "\xEF\xBB\xBF";
+  if (s.compare(0, bom.size(), bom) == 0) {  // the file starts after its byte order mark
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> shifted;
+    for (auto [b, e] : changed) shifted.push_back({b < 3 ? 0 : b - 3, e < 3 ? 0 : e - 3});
+    return std::string(bom) + tidy_blank_lines(s.substr(bom.size()), shifted);
+  }
   std::string out;
   out.reserve(s.size());
   std::uint32_t p = 0;
@@ -192,7 +219,7 @@ std::string tidy_blank_lines(const std::string& s, const std::vector<std::pair<s
     bool touched = std::any_of(changed.begin(), changed.end(),
                                [&](auto r) { return r.first <= run_end && r.second >= p; });
     std::size_t keep = starts.size();
-    if (touched) keep = p == 0 ? 0 : std::min<std::size_t>(keep, 2);
+    if (touched) keep = p == 0 || run_end == s.size() ? 0 : std::min<std::size_t>(keep, 2);
     for (std::size_t k = 0; k < keep; ++k)
       out.append(s, starts[k], (k + 1 < starts.size() ? starts[k + 1] : run_end) - starts[k]);
     p = run_end;
@@ -229,6 +256,7 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
     EditSet edits;
     std::vector<std::string> type_checking;
     std::set<int> cut_imports, functions;
+    std::map<int, std::vector<std::string>> last_note;  // function -> comments of its last local import
     for (int c : cuts) {
       const CandidateStatement& cand = plan.candidates[c];
       const int line = fa.facts.imports[cand.import].line;
@@ -241,13 +269,19 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
       }
       std::string error = change.error;
       std::vector<Edit> all = change.edits;
-      for (const LocalImport& li : change.local_imports)
+      std::map<int, std::vector<std::string>> noted = last_note;
+      for (LocalImport li : change.local_imports) {
+        // Two imports into one body from the same loop: the note once.
+        if (!li.comments.empty() && noted[li.function] == li.comments) li.comments.clear();
+        else noted[li.function] = li.comments;
         if (error.empty()) place(s, fa.facts, li, nl, unit, all, &error);
+      }
       if (error.empty() && !edits.add_all(all, &error)) error = "conflicts with another change: " + error;
       if (!error.empty()) {
         result.problems.push_back({display, line, "not deferred: " + error});
         continue;
       }
+      last_note = std::move(noted);
       fr.cuts.push_back(c);
       cut_imports.insert(cand.import);
       fr.local_imports += change.local_imports.size();

@@ -1,0 +1,8 @@
+from shapes.render import blank
+
+
+class Canvas:
+    def __init__(self):
+        self.items = []
+
+    blank = staticmethod(blank)

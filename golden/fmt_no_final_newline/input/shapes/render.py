@@ -1,0 +1,6 @@
+"""Rendering helpers."""
+from shapes.canvas import Canvas
+
+
+def blank(label):
+    return Canvas()

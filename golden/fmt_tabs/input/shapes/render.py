@@ -1,0 +1,8 @@
+"""Rendering helpers."""
+from shapes.canvas import Canvas
+
+
+def blank(label):
+	canvas = Canvas()
+	canvas.items.append(label)
+	return canvas

@@ -1,0 +1,5 @@
+from exir.program import ExportedProgram
+
+
+def capture(f) -> ExportedProgram:
+    return ExportedProgram(f)

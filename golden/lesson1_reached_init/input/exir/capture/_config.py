@@ -1,0 +1,3 @@
+class EdgeCompileConfig:
+    def __init__(self, strict=True):
+        self.strict = strict

@@ -1,0 +1,8 @@
+from lint.config import severity
+
+
+class ImportRule:
+    name = "imports"
+
+    def check(self, node):
+        return severity(self.name), node
