@@ -1,0 +1,7 @@
+from pkg.a import Base
+
+counter = 0
+
+
+class Counted(Base):
+    pass
