@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -26,12 +27,32 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
+bool inside(const std::filesystem::path& p, const std::filesystem::path& root) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q)
+    if (q == p.end() || *q != *r) return false;
+  return true;
+}
+
 // Writes one file; an empty string on success, else why not.
-std::string write_one(const FileWrite& w) {
+std::string write_one(const FileWrite& w, const ApplyOptions& options) {
   struct stat st;
   if (::lstat(w.path.c_str(), &st) != 0) return std::string("cannot stat: ") + std::strerror(errno);
   if (S_ISLNK(st.st_mode)) return "is a symbolic link; not rewritten (rewrite its target instead)";
   if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  if (!options.roots.empty()) {
+    std::error_code ec;
+    std::filesystem::path real = std::filesystem::canonical(w.path, ec);
+    if (ec) return "cannot resolve its real path: " + ec.message();
+    if (std::none_of(options.roots.begin(), options.roots.end(),
+                     [&](const std::filesystem::path& r) { return inside(real, r); }))
+      return "its real path " + real.string() + " is outside the trees given (a symbolic link leads out); not written";
+  }
+  if ((st.st_mode & 0222) == 0) return "is read-only; not written";
+  std::filesystem::path parent = w.path.parent_path();
+  struct stat dst;
+  if (::stat(parent.empty() ? "." : parent.c_str(), &dst) == 0 && (dst.st_mode & 0222) == 0)
+    return "its directory is read-only; not written";
   SourceText now = read_source(w.path, w.expected.size() + (std::uint64_t{1} << 20));
   if (!now.ok) return now.problem + "; not written";
   if (now.bytes != w.expected) return "changed since it was read; not written";
@@ -55,12 +76,23 @@ std::string write_one(const FileWrite& w) {
 
 }  // namespace
 
-ApplyOutcome apply_writes(const std::vector<FileWrite>& writes) {
+std::vector<std::filesystem::path> allowed_roots(const std::vector<std::string>& paths) {
+  std::vector<std::filesystem::path> out;
+  for (const std::string& p : paths.empty() ? std::vector<std::string>{"."} : paths) {
+    std::error_code ec;
+    std::filesystem::path real = std::filesystem::canonical(p, ec);
+    if (!ec) out.push_back(real);
+  }
+  return out;
+}
+
+ApplyOutcome apply_writes(const std::vector<FileWrite>& writes, const ApplyOptions& options) {
   ApplyOutcome out;
   for (const FileWrite& w : writes) {
-    std::string error = write_one(w);
+    std::string error = write_one(w, options);
     if (error.empty()) {
       out.written.push_back(w.display);
+      if (options.after_each) options.after_each(w.display);
     } else {
       out.errors.push_back(w.display + ": " + error);
     }

@@ -5,10 +5,18 @@
 //
 // A run that fails midway leaves every file either untouched or completely
 // rewritten (per-file atomicity, not all-or-nothing across files); the result
-// lists what was written.
+// lists what was written. A process killed between creating a temporary file
+// and renaming it may leave that temporary (`.NAME.cyclefix-XXXXXX` beside the
+// file), never a half-written NAME.
+//
+// Refused, with the reason: a symbolic link; a file whose real path (symbolic
+// links in its directories resolved) is outside every allowed root; a file or
+// directory without any write permission bit (honoured even when running as
+// root); a file whose content is not what the change was computed from.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +34,16 @@ struct ApplyOutcome {
   std::vector<std::string> errors;   // "path: why", for files not written
 };
 
-ApplyOutcome apply_writes(const std::vector<FileWrite>& writes);
+struct ApplyOptions {
+  // Real paths of the trees that may be written; empty: no restriction.
+  std::vector<std::filesystem::path> roots;
+  // Called after each file is written (fault-injection tests kill the process here).
+  std::function<void(const std::string& display)> after_each;
+};
+
+// The real path of each PATH argument, for ApplyOptions::roots.
+std::vector<std::filesystem::path> allowed_roots(const std::vector<std::string>& paths);
+
+ApplyOutcome apply_writes(const std::vector<FileWrite>& writes, const ApplyOptions& options = {});
 
 }  // namespace cyclefix

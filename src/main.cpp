@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <future>
 #include <fstream>
 #include <iostream>
@@ -302,7 +303,9 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     std::vector<FileWrite> writes;
     for (const FileRewrite& fr : rw.files)
       writes.push_back({a.files[fr.file].source.path, a.files[fr.file].source.display, fr.before, fr.after});
-    ApplyOutcome out = apply_writes(writes);
+    ApplyOptions apply_options;
+    apply_options.roots = allowed_roots(o.paths);
+    ApplyOutcome out = apply_writes(writes, apply_options);
     for (const auto& w : out.written) std::cout << "wrote " << w << "\n";
     for (const auto& e : out.errors) std::cerr << "cyclefix: " << e << "\n";
     j["rewrite"]["written"] = out.written;
@@ -331,6 +334,9 @@ int run_parse(const CommonOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f), a write should fail with EFBIG and be
+  // reported, not kill the process between files.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"cyclefix: finds and breaks Python import cycles"};
   app.set_version_flag("--version", std::string("cyclefix ") + CYCLEFIX_VERSION);
   app.require_subcommand(0, 1);
