@@ -177,6 +177,10 @@ bool place_type_checking(std::string_view s, const ModuleFacts& facts, const std
     const ImportStatement* first = nullptr;
     for (int i : cut_imports)
       if (!first || facts.imports[i].span_begin < first->span_begin) first = &facts.imports[i];
+    if (!first) {
+      *error = "no place for the block";
+      return false;
+    }
     at = first->span_begin;
     const std::uint32_t after = first->span_end;
     const bool blank_after = after < s.size() && text::blank_line(s, after);
@@ -283,7 +287,8 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
       }
       last_note = std::move(noted);
       fr.cuts.push_back(c);
-      cut_imports.insert(cand.import);
+      // Statements that leave module level entirely (not `import json` kept from `import pkg.b, json`).
+      if (cand.names.size() == fa.facts.imports[cand.import].bound_names().size()) cut_imports.insert(cand.import);
       fr.local_imports += change.local_imports.size();
       for (const auto& li : change.local_imports) functions.insert(li.function);
       for (const auto& t : change.type_checking) type_checking.push_back(t);
