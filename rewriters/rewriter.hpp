@@ -41,6 +41,7 @@ struct AtomicChange {
   std::vector<Edit> edits;               // removal of the statement, quoted annotations
   std::vector<LocalImport> local_imports;
   std::vector<std::string> type_checking;  // import statements for the file's `if TYPE_CHECKING:` block
+  int quoted_annotations = 0;            // annotations the change puts in quotes
   std::string error;                     // set: the change cannot be made, and why
 };
 

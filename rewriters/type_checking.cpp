@@ -56,6 +56,7 @@ void type_checking_entries(const RewriteInput& in, AtomicChange& change) {
       return;
     }
     change.edits.push_back({b, e - b, q + std::string(expr) + q});
+    ++change.quoted_annotations;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "ts.hpp"
@@ -18,7 +19,7 @@ unsigned effective_jobs(unsigned jobs, std::size_t work) {
 
 // Reads and parses one file; the tree is dropped before returning so memory
 // stays proportional to facts.
-void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& options,
+void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& options, FactsCache* cache,
                   std::vector<Diagnostic>& diags) {
   SourceText text = read_source(fa.source.path, options.max_file_size);
   fa.bytes = text.bytes.size();
@@ -34,7 +35,14 @@ void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& opt
     fa.analysed = true;
     return;
   }
-  fa.facts = collect_facts(src, parser);
+  // Facts depend on the bytes alone: a cached copy stands for parse + collect.
+  const ContentHash key = cache ? hash_bytes(src) : ContentHash{};
+  if (std::optional<ModuleFacts> cached = cache ? cache->load(key, src.size()) : std::nullopt) {
+    fa.facts = std::move(*cached);
+  } else {
+    fa.facts = collect_facts(src, parser);
+    if (cache) cache->store(key, src.size(), fa.facts);
+  }
   fa.analysed = true;
   fa.rewritable = fa.facts.syntax_problems.empty();
   for (const auto& p : fa.facts.syntax_problems) {
@@ -47,17 +55,29 @@ void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& opt
 
 Analysis analyse(const AnalysisOptions& options) {
   Analysis a;
+  if (options.progress) options.progress->phase("finding files");
   a.discovery = discover(options.discovery);
   const std::size_t n = a.discovery.files.size();
   a.files.resize(n);
   for (std::size_t i = 0; i < n; ++i) a.files[i].source = a.discovery.files[i];
+
+  std::optional<FactsCache> cache;
+  if (!options.cache_dir.empty() && !options.parse_only) {
+    cache.emplace(options.cache_dir);
+    if (!cache->enabled()) {
+      a.cache_problem = cache->problem();
+      cache.reset();
+    }
+  }
+  if (options.progress) options.progress->phase("parsing", n);
 
   std::vector<std::vector<Diagnostic>> per_file(n);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     ts::ParserPtr parser = ts::make_python_parser();
     for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-      analyse_file(a.files[i], parser.get(), options, per_file[i]);
+      analyse_file(a.files[i], parser.get(), options, cache ? &*cache : nullptr, per_file[i]);
+      if (options.progress) options.progress->advance();
     }
   };
   unsigned jobs = effective_jobs(options.jobs, n);
@@ -75,7 +95,10 @@ Analysis analyse(const AnalysisOptions& options) {
   std::stable_sort(a.diagnostics.begin(), a.diagnostics.end(), [](const auto& x, const auto& y) {
     return std::tie(x.file, x.line) < std::tie(y.file, y.line);
   });
-  if (!options.parse_only) build_graph(a);
+  if (cache) a.cache = cache->stats();
+  if (options.parse_only) return a;
+  if (options.progress) options.progress->phase("graph");
+  build_graph(a);
   return a;
 }
 

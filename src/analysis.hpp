@@ -10,8 +10,10 @@
 #include "diagnostics.hpp"
 #include "discovery.hpp"
 #include "facts.hpp"
+#include "facts_cache.hpp"
 #include "import_graph.hpp"
 #include "module_index.hpp"
+#include "progress.hpp"
 #include "reachability.hpp"
 #include "source_reader.hpp"
 
@@ -22,6 +24,9 @@ struct AnalysisOptions {
   unsigned jobs = 0;  // 0: all cores
   std::uint64_t max_file_size = kDefaultMaxFileSize;
   bool parse_only = false;  // stop after parsing (benchmarks): no facts, no graph
+  // The facts cache (facts_cache.hpp); empty: none. parse_only never uses it.
+  std::filesystem::path cache_dir;
+  Progress* progress = nullptr;  // parsing and graph phases, when set
 };
 
 struct FileAnalysis {
@@ -47,6 +52,8 @@ struct Analysis {
   std::vector<Diagnostic> diagnostics;  // discovery + per-file problems, sorted by file and line
   std::uint64_t total_lines = 0;
   std::uint64_t total_bytes = 0;
+  FactsCacheStats cache;      // hits and misses of this run's facts cache
+  std::string cache_problem;  // why the cache was not used, when one was asked for
 };
 
 Analysis analyse(const AnalysisOptions& options);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <chrono>
+#include <fnmatch.h>
 #include <future>
 #include <map>
 #include <set>
@@ -170,8 +171,10 @@ constexpr std::size_t kMaxRounds = 100;
 
 // --only-failing: cuts that leave no certain circular failure in either entry
 // mode (see CutPlan). `inst` is the acyclic mode's instance; its statements are
-// the plan's candidates.
-void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOptions& options, CutPlan& plan) {
+// the plan's candidates. Failures in a component that --select skipped (by the
+// partially initialised module, else the failing one) are neither fixed nor counted.
+void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOptions& options,
+                       const std::vector<char>& skipped, CutPlan& plan) {
   const auto start = std::chrono::steady_clock::now();
   plan.only_failing = true;
   std::map<std::pair<ModuleId, ModuleId>, std::uint32_t> edge_index;
@@ -204,6 +207,8 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
     for (const SimulationResult* r : {&normal, &bare}) {
       for (const EntryPrediction& e : r->entries) {
         if (!e.fails || !e.circular) continue;
+        const ModuleId at_fault = e.partial ? *e.partial : e.chain.empty() ? e.module : e.chain.back().module;
+        if (skipped[at_fault]) continue;
         (r->mode == EntryMode::Normal ? failing.normal : failing.bare)++;
         if (e.uncertain) {
           (r->mode == EntryMode::Normal ? uncertain.normal : uncertain.bare)++;
@@ -266,6 +271,29 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   std::vector<int> comp_of(a.modules.size(), -1);
   for (std::size_t i = 0; i < cycles.components.size(); ++i)
     for (ModuleId m : cycles.components[i].modules) comp_of[m] = static_cast<int>(i);
+  // --select: a component without a matching module is left out, as if acyclic.
+  std::vector<char> skipped(a.modules.size(), 0);
+  if (!options.select.empty()) {
+    auto matches = [&](ModuleId m) {
+      return std::any_of(options.select.begin(), options.select.end(), [&](const std::string& glob) {
+        return ::fnmatch(glob.c_str(), a.modules[m].name.c_str(), 0) == 0;
+      });
+    };
+    for (const auto& comp : cycles.components) {
+      if (std::any_of(comp.modules.begin(), comp.modules.end(), matches)) continue;
+      ++plan.skipped_by_select;
+      for (ModuleId m : comp.modules) {
+        comp_of[m] = -1;
+        skipped[m] = 1;
+      }
+    }
+    for (const std::string& glob : options.select) {
+      bool any = false;
+      for (ModuleId m = 0; m < a.modules.size() && !any; ++m)
+        any = ::fnmatch(glob.c_str(), a.modules[m].name.c_str(), 0) == 0;
+      if (!any) plan.unmatched_select.push_back(glob);
+    }
+  }
 
   // Every statement on an edge inside a component is a candidate.
   std::map<std::pair<int, int>, int> index;  // (file, import) -> candidate
@@ -311,7 +339,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     inst.edges.push_back(std::move(ie));
   }
   if (options.only_failing) {
-    plan_only_failing(a, inst, options, plan);
+    plan_only_failing(a, inst, options, skipped, plan);
   } else {
     CutOptions co;
     co.time_limit_s = options.time_limit_s;
@@ -340,7 +368,8 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       for (const StatementRef& s : edge.statements) rest.add(edge.from, edge.to, s);
   }
   rest.finish();
-  plan.remaining_cycles = cyclic_components(rest).size();
+  for (const auto& comp : cyclic_components(rest))
+    if (!skipped[comp.front()]) ++plan.remaining_cycles;
   return plan;
 }
 
@@ -411,6 +440,8 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
                   {"method", plan.method},
                   {"seconds", plan.seconds},
                   {"remaining_cycles", plan.remaining_cycles},
+                  {"skipped_by_select", plan.skipped_by_select},
+                  {"unmatched_select", plan.unmatched_select},
                   {"unbreakable_loops", unbreakable}};
   if (plan.only_failing) {
     auto counts = [](const FailingCounts& c) { return json{{"normal", c.normal}, {"bare", c.bare}}; };
@@ -427,8 +458,9 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
 
 void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles, const CutPlan& plan) {
   out << "cyclefix plan" << (plan.only_failing ? " (only failing entry points)" : "") << ": "
-      << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s") << ", "
-      << plan.candidates.size()
+      << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s")
+      << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
+      << ", " << plan.candidates.size()
       << " statements on them, " << plan.cuts.size() << " to defer; cost " << plan.cost << " (lower bound "
       << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
       << " s)\n";
@@ -443,6 +475,7 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     out << "; " << plan.failure_loops << " failing loop(s) to break, " << plan.rounds << " simulation round(s)"
         << (plan.converged ? "" : ", stopped before every failure was fixed") << "\n";
   }
+  for (const auto& glob : plan.unmatched_select) out << "--select '" << glob << "' matches no module\n";
   for (int i : plan.cuts) {
     const CandidateStatement& c = plan.candidates[i];
     const FileAnalysis& fa = a.files[c.file];

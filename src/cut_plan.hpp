@@ -22,6 +22,10 @@ struct PlanOptions {
   // Instead of leaving the graph acyclic, leave no entry point that the simulator
   // predicts to fail with a circular import, in either entry mode (--only-failing).
   bool only_failing = false;
+  // --select: plan only the cyclic components holding a module whose dotted name
+  // matches one of these fnmatch(3) globs (`*` also matches dots); the others get
+  // no cuts and are not counted as remaining. Empty: every component.
+  std::vector<std::string> select;
 };
 
 // Cost model (docs/planner.md): one unit per function that gains a local import,
@@ -57,7 +61,9 @@ struct CutPlan {
   std::string method;
   double seconds = 0;
   std::vector<std::vector<ModuleId>> unbreakable_loops;  // loops of uncuttable statements only
-  std::size_t remaining_cycles = 0;  // cyclic components left after the cuts
+  std::size_t remaining_cycles = 0;  // cyclic components left after the cuts (selected ones only)
+  std::size_t skipped_by_select = 0;          // cyclic components with no module matching --select
+  std::vector<std::string> unmatched_select;  // --select globs that match no module at all
 
   // only_failing mode. Loop: simulate both entry modes with the cuts deferred;
   // each certain circular failure gives a loop (from the partially initialised

@@ -10,10 +10,17 @@
 
 #include "analysis.hpp"
 #include "apply.hpp"
+#include "baseline.hpp"
+#include "config.hpp"
 #include "cut_plan.hpp"
 #include "cycle_report.hpp"
+#include "facts_cache.hpp"
+#include "html_report.hpp"
+#include "progress.hpp"
 #include "rewrite.hpp"
+#include "sarif.hpp"
 #include "simulator.hpp"
+#include "split_patches.hpp"
 #include "unified_diff.hpp"
 #include "verify.hpp"
 
@@ -29,33 +36,85 @@ struct CommonOptions {
   std::vector<std::string> paths;
   std::vector<std::string> roots;
   std::vector<std::string> excludes;
+  std::string config;  // --config; empty: the nearest pyproject.toml with [tool.cyclefix] above the first PATH
   unsigned jobs = 0;
   std::string json_out;
   std::size_t max_loops = 100;
   std::uint64_t max_file_size_mb = kDefaultMaxFileSize >> 20;
   bool quiet = false;
   bool simulate = true;
+  std::string cache_dir;  // --cache-dir; empty: default_cache_dir()
+  bool no_cache = false;
 };
 
 void add_common(CLI::App* app, CommonOptions& o, bool with_json = true) {
   app->add_option("paths", o.paths, "Files or directories to analyse (default: .)");
   app->add_option("--root", o.roots, "Source root (repeatable); detected when omitted");
   app->add_option("--exclude", o.excludes, "Skip paths matching this glob (repeatable)");
+  app->add_option("--config", o.config,
+                  "Read [tool.cyclefix] from this pyproject.toml (default: the nearest one above the first PATH)");
   app->add_option("-j,--jobs", o.jobs, "Parallel parser threads (default: all cores)");
   app->add_option("--max-file-size", o.max_file_size_mb,
                   "Skip files larger than this many MiB (default: 16)");
   app->add_flag("-q,--quiet", o.quiet, "Do not print per-file problems on stderr");
+  app->add_option("--cache-dir", o.cache_dir,
+                  "Cache per-file facts in DIR (default: $XDG_CACHE_HOME/cyclefix or ~/.cache/cyclefix)");
+  app->add_flag("--no-cache", o.no_cache, "Neither read nor write the facts cache");
   if (with_json) app->add_option("--json", o.json_out, "Write the JSON report to FILE ('-' = stdout)");
 }
 
-AnalysisOptions to_analysis_options(const CommonOptions& o) {
+AnalysisOptions to_analysis_options(const CommonOptions& o, Progress* progress = nullptr) {
   AnalysisOptions a;
   for (auto& p : o.paths) a.discovery.paths.emplace_back(p);
   for (auto& r : o.roots) a.discovery.roots.emplace_back(r);
   a.discovery.excludes = o.excludes;
   a.jobs = o.jobs;
   a.max_file_size = o.max_file_size_mb << 20;
+  if (!o.no_cache)
+    a.cache_dir = o.cache_dir.empty() ? default_cache_dir(a.discovery.paths) : std::filesystem::path(o.cache_dir);
+  a.progress = progress;
   return a;
+}
+
+// analyse(), then the per-file problems on stderr (and why an asked-for cache
+// could not be used); the progress line is cleared first.
+Analysis analyse_and_report(const CommonOptions& o, Progress& progress) {
+  Analysis a = analyse(to_analysis_options(o, &progress));
+  progress.clear();
+  if (!o.quiet) print_diagnostics(std::cerr, a);
+  if (!o.quiet && !o.cache_dir.empty() && !a.cache_problem.empty())
+    std::cerr << "cyclefix: facts cache not used: " << a.cache_problem << "\n";
+  return a;
+}
+
+// [tool.cyclefix] (config.hpp) fills in what the command line of `cmd` left
+// out: a flag given there wins. Plan and rewrite settings apply where the
+// command has them. False, with the message printed, on a configuration error.
+bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po = nullptr, RewriteOptions* ro = nullptr,
+                  std::string* target_version = nullptr) {
+  ProjectConfig c;
+  std::string err;
+  bool ok = o.config.empty() ? find_config(o.paths.empty() ? "." : o.paths.front(), &c, &err)
+                             : load_config(o.config, &c, &err);
+  if (!ok) {
+    std::cerr << err << "\n";
+    return false;
+  }
+  auto unset = [&](const char* flag) { return cmd.count(flag) == 0; };
+  if (c.roots && unset("--root"))
+    for (const auto& r : *c.roots) o.roots.push_back(r.string());
+  if (c.exclude && unset("--exclude")) o.excludes = *c.exclude;
+  if (po) {
+    if (c.only_failing && unset("--only-failing")) po->only_failing = *c.only_failing;
+    if (c.allow_init_cuts && unset("--allow-init-cuts")) po->allow_init_cuts = *c.allow_init_cuts;
+    if (c.time_limit_s && unset("--time-limit")) po->time_limit_s = *c.time_limit_s;
+  }
+  if (ro) {
+    if (c.note && unset("--note")) ro->note = *c.note;
+    if (c.noqa && unset("--noqa")) ro->noqa = *c.noqa;
+  }
+  if (target_version && c.target_version && unset("--target-version")) *target_version = *c.target_version;
+  return true;
 }
 
 // Writes JSON to a file or stdout; false (with a message) when the file cannot be written.
@@ -74,24 +133,84 @@ bool write_json(const std::string& where, const nlohmann::json& j) {
   return true;
 }
 
-int run_cycles(const CommonOptions& o) {
-  Analysis a = analyse(to_analysis_options(o));
-  if (!o.quiet) print_diagnostics(std::cerr, a);
+struct CyclesCli {
+  std::string format = "text";  // text or sarif
+  std::string output;           // --output: the --format report goes here instead of stdout
+  std::string baseline;         // --baseline: exit 1 only for cycles not in it
+  std::string write_baseline;   // --write-baseline: record today's cycles
+};
+
+int run_cycles(const CommonOptions& o, const CyclesCli& c) {
+  if (c.format == "sarif" && c.output.empty() && o.json_out == "-") {
+    std::cerr << "cyclefix: --format sarif and --json - both write to stdout; send one to a file (--output FILE)\n";
+    return kExitError;
+  }
+  Baseline known;
+  std::string err;
+  if (!c.baseline.empty() && !read_baseline(c.baseline, &known, &err)) {  // before the analysis: fail fast
+    std::cerr << "cyclefix: " << err << "\n";
+    return kExitError;
+  }
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
+  SimulationResult normal, bare_r;
+  bool simulated = false;
   if (!r.components.empty() && o.simulate) {
     // The two entry modes are independent: simulate them on two threads.
+    progress.phase("simulate");
     auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
-    SimulationResult normal = simulate(a, EntryMode::Normal);
-    attach_failures(r, normal, bare.get());
+    normal = simulate(a, EntryMode::Normal);
+    bare_r = bare.get();
+    attach_failures(r, normal, bare_r);
+    simulated = true;
   }
-  if (o.json_out != "-") print_cycles(std::cout, a, r);
-  if (!write_json(o.json_out, analysis_json(a, r))) return kExitError;
+  progress.clear();
+  std::optional<BaselineComparison> cmp;
+  if (!c.baseline.empty()) {
+    cmp = compare_with_baseline(a, r, known);
+    cmp->file = c.baseline;
+  }
+  if (!c.write_baseline.empty()) {
+    if (!write_baseline(c.write_baseline, make_baseline(a, r), &err)) {
+      std::cerr << "cyclefix: " << err << "\n";
+      return kExitError;
+    }
+    std::cerr << "cyclefix: wrote baseline " << c.write_baseline << " (" << r.components.size() << " import cycle(s))\n";
+  }
+  std::ofstream file;
+  if (!c.output.empty()) file.open(c.output, std::ios::binary | std::ios::trunc);
+  std::ostream& out = c.output.empty() ? std::cout : file;
+  auto print_text = [&](std::ostream& to) {
+    print_cycles(to, a, r);
+    if (cmp) print_baseline_comparison(to, a, r, *cmp);
+  };
+  if (c.format == "sarif") {
+    SarifInputs in{simulated ? &normal : nullptr, simulated ? &bare_r : nullptr, cmp ? &*cmp : nullptr,
+                   std::filesystem::current_path()};
+    out << sarif_log(a, r, in).dump(2) << "\n";
+    if (!c.output.empty() && o.json_out != "-") print_text(std::cout);
+  } else if (!c.output.empty() || o.json_out != "-") {
+    print_text(out);
+  }
+  if (!c.output.empty()) {
+    file.close();
+    if (!file) {
+      std::cerr << "cyclefix: cannot write " << c.output << "\n";
+      return kExitError;
+    }
+  }
+  nlohmann::json j = analysis_json(a, r);
+  if (cmp) j["baseline"] = baseline_comparison_json(a, r, *cmp);
+  if (!write_json(o.json_out, j)) return kExitError;
+  if (!c.write_baseline.empty()) return kExitOk;
+  if (cmp) return cmp->new_count() ? kExitFound : kExitOk;
   return r.components.empty() ? kExitOk : kExitFound;
 }
 
 int run_graph(const CommonOptions& o, const std::string& format) {
-  Analysis a = analyse(to_analysis_options(o));
-  if (!o.quiet) print_diagnostics(std::cerr, a);
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   if (format == "dot") {
     write_dot(std::cout, a, r);
@@ -103,15 +222,17 @@ int run_graph(const CommonOptions& o, const std::string& format) {
 }
 
 int run_simulate(const CommonOptions& o, const std::string& entry) {
-  Analysis a = analyse(to_analysis_options(o));
-  if (!o.quiet) print_diagnostics(std::cerr, a);
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
   std::vector<EntryMode> modes;
   if (entry == "normal" || entry == "both") modes.push_back(EntryMode::Normal);
   if (entry == "bare" || entry == "both") modes.push_back(EntryMode::Bare);
   nlohmann::json runs = nlohmann::json::array();
   std::size_t failing = 0;
   for (EntryMode m : modes) {
+    progress.phase("simulate");
     SimulationResult r = simulate(a, m);
+    progress.clear();
     failing += r.failing();
     if (o.json_out != "-") print_simulation(std::cout, a, r);
     runs.push_back(simulation_json(a, r));
@@ -132,8 +253,8 @@ struct VerifyCli {
 // Imports every module first in a fresh interpreter; optionally compares with
 // the simulator's predictions and writes a pytest file that does the same check.
 int run_verify(const CommonOptions& o, const VerifyCli& v) {
-  Analysis a = analyse(to_analysis_options(o));
-  if (!o.quiet) print_diagnostics(std::cerr, a);
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
   std::vector<std::string> modules, roots;
   std::vector<ModuleId> ids;
   for (ModuleId m = 0; m < a.modules.size(); ++m) {
@@ -164,7 +285,9 @@ int run_verify(const CommonOptions& o, const VerifyCli& v) {
     vo.mode = mode;
     vo.jobs = o.jobs;
     vo.timeout_s = v.timeout;
+    progress.phase("verify");
     auto results = verify_modules(modules, roots, vo);
+    progress.clear();
     nlohmann::json j = verify_json(results, vo);
     std::size_t counts[3] = {0, 0, 0};
     for (const auto& r : results) counts[static_cast<int>(r.outcome)]++;
@@ -220,10 +343,12 @@ int run_verify(const CommonOptions& o, const VerifyCli& v) {
 }
 
 int run_plan(const CommonOptions& o, const PlanOptions& po) {
-  Analysis a = analyse(to_analysis_options(o));
-  if (!o.quiet) print_diagnostics(std::cerr, a);
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
+  progress.phase("plan");
   CutPlan plan = plan_cuts(a, r, po);
+  progress.clear();
   if (o.json_out != "-") print_plan(std::cout, a, r, plan);
   nlohmann::json j = analysis_json(a, r);
   j.update(plan_json(a, r, plan));
@@ -236,6 +361,8 @@ struct FixCli {
   bool check = false;
   bool explain = false;
   std::string target_version = "3.9";
+  std::string split_by;  // --split-by package|owner|cycle: patches into out_dir instead of the diff
+  std::string out_dir;
 };
 
 // Entry points that fail with a circular import, per mode: {normal, bare}.
@@ -248,15 +375,36 @@ std::pair<std::size_t, std::size_t> failing_entries(const Analysis& a) {
 // The product: plan the cuts, rewrite, print the diff (or write it with --apply).
 int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, const FixCli& f) {
   auto dot = f.target_version.find('.');
-  if (f.target_version.rfind("3.", 0) != 0 || dot == std::string::npos) {
+  if (f.target_version.rfind("3.", 0) != 0 || dot == std::string::npos || f.target_version.size() == 2 ||
+      f.target_version.size() > 4 ||
+      f.target_version.find_first_not_of("0123456789", dot + 1) != std::string::npos) {
     std::cerr << "cyclefix: --target-version must look like 3.9 (got '" << f.target_version << "')\n";
     return kExitError;
   }
   ro.target_minor = std::stoi(f.target_version.substr(dot + 1));
-  Analysis a = analyse(to_analysis_options(o));
-  if (!o.quiet) print_diagnostics(std::cerr, a);
+  if (f.split_by.empty() != f.out_dir.empty() || (!f.split_by.empty() && (f.apply || f.check || f.explain))) {
+    std::cerr << "cyclefix: --split-by and --out-dir go together, and without --apply, --check or --explain\n";
+    return kExitError;
+  }
+  std::optional<CodeOwners> owners;
+  if (f.split_by == "owner") {  // before the analysis: fail fast
+    std::string err;
+    owners = find_codeowners(std::filesystem::current_path(), &err);
+    if (!owners) {
+      std::cerr << "cyclefix: --split-by owner: "
+                << (err.empty() ? "no CODEOWNERS, .github/CODEOWNERS or docs/CODEOWNERS in the repository root "
+                                  "(the nearest directory holding .git, or the current one)"
+                                : err)
+                << "\n";
+      return kExitError;
+    }
+  }
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
+  progress.phase("plan");
   CutPlan plan = plan_cuts(a, r, po);
+  progress.clear();
   nlohmann::json j = analysis_json(a, r);
   j.update(plan_json(a, r, plan));
   if (f.explain) {
@@ -264,7 +412,9 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     if (!write_json(o.json_out, j)) return kExitError;
     return plan.remaining_cycles ? kExitFound : kExitOk;
   }
+  progress.phase("rewrite");
   RewriteResult rw = rewrite(a, r, plan, ro);
+  progress.clear();
   for (const auto& p : rw.problems)
     std::cerr << p.file << (p.line ? ":" + std::to_string(p.line) : "") << ": " << p.message << "\n";
 
@@ -278,13 +428,19 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     files.push_back({{"file", display}, {"cuts", fr.cuts.size()}, {"local_imports", fr.local_imports},
                      {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
                      {"quoted_annotations", fr.quoted_annotations}});
-    if (!f.apply && !f.check && o.json_out != "-") std::cout << unified_diff(fr.before, fr.after, display);
+    if (!f.apply && !f.check && f.split_by.empty() && o.json_out != "-")
+      std::cout << unified_diff(fr.before, fr.after, display);
   }
+  progress.phase("simulate");
   auto before = failing_entries(a);
   Analysis after_a = analysis_after(a, rw);
   CycleReport after_r = build_cycle_report(after_a, o.max_loops);
   auto after = failing_entries(after_a);
-  std::cerr << "cyclefix: " << r.components.size() << " import cycle(s); " << rw.cuts_applied << " of "
+  progress.clear();
+  for (const auto& glob : plan.unmatched_select) std::cerr << "cyclefix: --select '" << glob << "' matches no module\n";
+  std::cerr << "cyclefix: " << r.components.size() << " import cycle(s)"
+            << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
+            << "; " << rw.cuts_applied << " of "
             << plan.cuts.size() << " cut(s) made in " << rw.files.size() << " file(s): " << local_imports
             << " local import(s) in " << functions << " function(s), " << tc << " TYPE_CHECKING entr"
             << (tc == 1 ? "y" : "ies") << "; failing entry points (predicted) normal " << before.first << " -> "
@@ -299,6 +455,18 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   for (const auto& p : rw.problems)
     j["rewrite"]["problems"].push_back({{"file", p.file}, {"line", p.line}, {"message", p.message}});
   int rc = rw.problems.empty() ? kExitOk : kExitError;
+  if (!f.split_by.empty()) {
+    PatchSplit split = split_patches(a, r, plan, rw, *parse_split_by(f.split_by), owners ? &*owners : nullptr);
+    std::vector<std::string> written;
+    std::string err;
+    bool ok = write_split_patches(f.out_dir, a, r, plan, rw, split, &written, &err);
+    for (const auto& w : written) (o.json_out == "-" ? std::cerr : std::cout) << "wrote " << w << "\n";
+    j["rewrite"]["patches"] = split_json(f.out_dir, a, rw, split);
+    if (!ok) {
+      std::cerr << "cyclefix: " << err << "\n";
+      rc = kExitError;
+    }
+  }
   if (f.apply && !rw.files.empty()) {
     std::vector<FileWrite> writes;
     for (const FileRewrite& fr : rw.files)
@@ -306,7 +474,8 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     ApplyOptions apply_options;
     apply_options.roots = allowed_roots(o.paths);
     ApplyOutcome out = apply_writes(writes, apply_options);
-    for (const auto& w : out.written) std::cout << "wrote " << w << "\n";
+    // With --json - the report owns stdout.
+    for (const auto& w : out.written) (o.json_out == "-" ? std::cerr : std::cout) << "wrote " << w << "\n";
     for (const auto& e : out.errors) std::cerr << "cyclefix: " << e << "\n";
     j["rewrite"]["written"] = out.written;
     j["rewrite"]["write_errors"] = out.errors;
@@ -317,12 +486,57 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   return rc;
 }
 
+// The HTML report: the main command's plan and rewrite, each cycle drawn (html_report.hpp).
+int run_report(const CommonOptions& o, const PlanOptions& po, const RewriteOptions& ro, const std::string& html_out) {
+  HtmlReportOptions ho;
+  if (!find_program(ho.dot)) {  // before the analysis: fail fast, write nothing
+    std::cerr << "cyclefix: " << graphviz_missing_message(ho.dot) << "\n";
+    return kExitError;
+  }
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
+  CycleReport r = build_cycle_report(a, o.max_loops);
+  progress.phase("plan");
+  CutPlan plan = plan_cuts(a, r, po);
+  progress.phase("rewrite");
+  RewriteResult rw = rewrite(a, r, plan, ro);
+  progress.phase("simulate");
+  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
+  SimulationResult normal = simulate(a, EntryMode::Normal), bare_r = bare.get();
+  attach_failures(r, normal, bare_r);
+  Analysis after_a = analysis_after(a, rw);
+  auto after = failing_entries(after_a);
+  ReportOutcome out{{normal.failing(), bare_r.failing()}, {after.first, after.second},
+                    build_cycle_report(after_a, o.max_loops).components.size()};
+  progress.phase("draw");
+  std::string html, err;
+  bool ok = render_html_report(a, r, plan, rw, out, ho, &html, &err);
+  progress.clear();
+  for (const auto& p : rw.problems)
+    std::cerr << p.file << (p.line ? ":" + std::to_string(p.line) : "") << ": " << p.message << "\n";
+  if (!ok) {
+    std::cerr << "cyclefix: " << err << "\n";
+    return kExitError;
+  }
+  std::ofstream f(html_out, std::ios::binary);
+  f << html;
+  if (!f) {
+    std::cerr << "cyclefix: cannot write " << html_out << "\n";
+    return kExitError;
+  }
+  std::cerr << "cyclefix: wrote " << html_out << " (" << r.components.size() << " import cycle(s), "
+            << plan.cuts.size() << " cut(s), " << html.size() << " bytes)\n";
+  return kExitOk;
+}
+
 // Reads and parses every file and nothing more: the baseline for benchmarks.
 int run_parse(const CommonOptions& o) {
   auto start = std::chrono::steady_clock::now();
-  AnalysisOptions opts = to_analysis_options(o);
+  Progress progress(Progress::wanted(o.quiet));
+  AnalysisOptions opts = to_analysis_options(o, &progress);
   opts.parse_only = true;
   Analysis a = analyse(opts);
+  progress.clear();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t parsed = 0;
   for (auto& f : a.files) parsed += f.analysed;
@@ -347,18 +561,25 @@ int main(int argc, char** argv) {
   FixCli fix;
   add_common(&app, fix_opts);
   app.add_flag("--apply", fix.apply, "Write the changes (each file atomically) instead of printing the diff");
-  app.add_flag("--check", fix.check, "Print nothing; exit 1 when a change would be made (for CI)");
+  app.add_flag("--check", fix.check, "Print no diff (the summary still goes to stderr); exit 1 when a change would be made (for CI)");
   app.add_flag("--explain", fix.explain, "Print the plan (what would be deferred, and why) instead of the diff");
-  app.add_flag("!--no-note", fix_rewrite.note, "No comment naming the loop on moved imports");
-  app.add_flag("--noqa", fix_rewrite.noqa, "Append ruff/pylint suppressions (PLC0415) to moved imports");
+  app.add_flag("--note,!--no-note", fix_rewrite.note, "Comment naming the loop on moved imports (default: on)");
+  app.add_flag("--noqa,!--no-noqa", fix_rewrite.noqa, "Append ruff/pylint suppressions (PLC0415) to moved imports");
   app.add_option("--target-version", fix.target_version,
                  "Oldest Python the code runs on (default 3.9; from 3.14 annotations are not quoted)");
-  app.add_flag("--allow-init-cuts", fix_plan.allow_init_cuts,
+  app.add_flag("--allow-init-cuts,!--no-allow-init-cuts", fix_plan.allow_init_cuts,
                "Allow deferring imports in package __init__.py files (public API by default)");
-  app.add_flag("--only-failing", fix_plan.only_failing,
+  app.add_flag("--only-failing,!--no-only-failing", fix_plan.only_failing,
                "Only break the cycles through which some entry point fails in the simulator; harmless cycles stay");
   app.add_option("--time-limit", fix_plan.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");
+  app.add_option("--select", fix_plan.select,
+                 "Only break the cycles holding a module that matches this glob, e.g. 'pkg.db.*' (repeatable)");
   app.add_option("--max-loops", fix_opts.max_loops, "Loops listed per cycle at most (default: 100)");
+  app.add_option("--split-by", fix.split_by,
+                 "Write one patch per top-level package, CODEOWNERS owner or cycle into --out-dir instead of "
+                 "printing the diff")
+      ->check(CLI::IsMember({"package", "owner", "cycle"}));
+  app.add_option("--out-dir", fix.out_dir, "Directory for --split-by: NAME.diff and NAME.md per patch, and index.md");
 
   CommonOptions cycles_opts;
   auto* cycles = app.add_subcommand("cycles", "Report import-time cycles (exit 1 when there are any)");
@@ -367,6 +588,14 @@ int main(int argc, char** argv) {
                    "Do not count failing entry points per cycle (skips the simulator)");
   cycles->add_option("--max-loops", cycles_opts.max_loops,
                      "Loops listed per cycle at most (default: 100)");
+  CyclesCli cycles_cli;
+  cycles->add_option("--format", cycles_cli.format, "text (default) or sarif (SARIF 2.1.0, for code scanning)")
+      ->check(CLI::IsMember({"text", "sarif"}));
+  cycles->add_option("--output", cycles_cli.output, "Write the --format report to FILE instead of stdout");
+  auto* baseline_opt = cycles->add_option("--baseline", cycles_cli.baseline,
+                                          "Exit 1 only for cycles not recorded in this baseline FILE");
+  cycles->add_option("--write-baseline", cycles_cli.write_baseline, "Record the current cycles in FILE (exit 0)")
+      ->excludes(baseline_opt);
 
   CommonOptions graph_opts;
   std::string graph_format = "dot";
@@ -398,13 +627,30 @@ int main(int argc, char** argv) {
   PlanOptions plan_cfg;
   auto* plan = app.add_subcommand("plan", "Choose the minimum-cost set of imports to defer, and say why");
   add_common(plan, plan_opts);
-  plan->add_flag("--allow-init-cuts", plan_cfg.allow_init_cuts,
+  plan->add_flag("--allow-init-cuts,!--no-allow-init-cuts", plan_cfg.allow_init_cuts,
                  "Allow deferring imports in package __init__.py files (public API by default)");
-  plan->add_flag("--only-failing", plan_cfg.only_failing,
+  plan->add_flag("--only-failing,!--no-only-failing", plan_cfg.only_failing,
                  "Only break the cycles through which some entry point fails in the simulator (normal or bare "
                  "entry); harmless cycles get no cuts");
   plan->add_option("--time-limit", plan_cfg.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");
+  plan->add_option("--select", plan_cfg.select,
+                   "Only plan the cycles holding a module that matches this glob, e.g. 'pkg.db.*' (repeatable)");
   plan->add_flag("!--no-exact", plan_cfg.exact, "Use the heuristic only (no integer program)");
+
+  CommonOptions report_opts;
+  PlanOptions report_plan;
+  RewriteOptions report_rewrite;
+  std::string report_html;
+  auto* report = app.add_subcommand("report", "Write an HTML page drawing each cycle, its cuts and the diff");
+  add_common(report, report_opts, false);
+  report->add_option("--html", report_html, "Write the report to FILE (needs Graphviz's dot)")->required();
+  report->add_flag("--allow-init-cuts,!--no-allow-init-cuts", report_plan.allow_init_cuts,
+                   "Allow deferring imports in package __init__.py files");
+  report->add_flag("--only-failing,!--no-only-failing", report_plan.only_failing,
+                   "Only break the cycles through which some entry point fails in the simulator");
+  report->add_option("--time-limit", report_plan.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");
+  report->add_option("--select", report_plan.select, "Only plan the cycles holding a module matching this glob");
+  report->add_option("--max-loops", report_opts.max_loops, "Loops listed per cycle at most (default: 100)");
 
   CommonOptions parse_opts;
   auto* parse = app.add_subcommand("parse", "Only read and parse the files (benchmark baseline)");
@@ -418,12 +664,23 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*cycles) return run_cycles(cycles_opts);
+    // [tool.cyclefix] fills in what the chosen command's flags left out.
+    bool configured = *cycles   ? apply_config(*cycles, cycles_opts)
+                      : *graph  ? apply_config(*graph, graph_opts)
+                      : *parse  ? apply_config(*parse, parse_opts)
+                      : *sim    ? apply_config(*sim, sim_opts)
+                      : *verify ? apply_config(*verify, ver_opts)
+                      : *plan   ? apply_config(*plan, plan_opts, &plan_cfg)
+                      : *report ? apply_config(*report, report_opts, &report_plan, &report_rewrite)
+                                : apply_config(app, fix_opts, &fix_plan, &fix_rewrite, &fix.target_version);
+    if (!configured) return kExitError;
+    if (*cycles) return run_cycles(cycles_opts, cycles_cli);
     if (*graph) return run_graph(graph_opts, graph_format);
     if (*parse) return run_parse(parse_opts);
     if (*sim) return run_simulate(sim_opts, sim_entry);
     if (*verify) return run_verify(ver_opts, ver);
     if (*plan) return run_plan(plan_opts, plan_cfg);
+    if (*report) return run_report(report_opts, report_plan, report_rewrite, report_html);
     return run_fix(fix_opts, fix_plan, fix_rewrite, fix);
   } catch (const std::exception& e) {
     std::cerr << "cyclefix: fatal: " << e.what() << "\n";

@@ -292,7 +292,7 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
       fr.local_imports += change.local_imports.size();
       for (const auto& li : change.local_imports) functions.insert(li.function);
       for (const auto& t : change.type_checking) type_checking.push_back(t);
-      for (const Edit& e : change.edits) fr.quoted_annotations += e.length > 0 && !e.text.empty();
+      fr.quoted_annotations += change.quoted_annotations;
     }
     if (fr.cuts.empty()) continue;
     std::string error;

@@ -2,7 +2,9 @@
 # Set up cyclefix on a Debian 12 machine, build it, and run it.
 #
 #   tools/setup.sh example   install what is missing, build, run `cyclefix cycles docs/example`
-#   tools/setup.sh test      install what is missing, build, run every test (ctest)
+#                            and `cyclefix docs/example` (the diff that breaks its cycle)
+#   tools/setup.sh test      install what is missing, build, run every test (ctest), then
+#                            the sanitizer build's tests and a 60 s fuzz run (tools/fuzz.sh)
 #
 # Installs only the Debian packages that are not installed yet (with sudo when
 # not root), configures with CMake into build/ and builds on all cores. CMake
@@ -26,6 +28,7 @@ packages=(
   build-essential cmake pkg-config git python3 time
   libtree-sitter-dev libboost-graph-dev libcli11-dev libdtl-dev
   googletest libgtest-dev nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev
+  clang libclang-rt-14-dev
 )
 
 install_missing_packages() {
@@ -80,9 +83,34 @@ case $mode in
       echo "setup: cyclefix failed (exit $status)" >&2
       exit "$status"
     fi
+    echo
+    echo "\$ build/cyclefix docs/example"
+    # Prints the diff that breaks the cycle (nothing is written); exit 0.
+    build/cyclefix docs/example
     ;;
   test)
-    # --no-tests=error: a build that lost its tests must not pass.
-    exec ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)"
+    # 1. The normal build: every test. --no-tests=error: a build that lost its
+    #    tests must not pass.
+    failed=()
+    echo "setup: === tests (RelWithDebInfo) ==="
+    ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)" || failed+=("tests")
+    # 2. The sanitizer build (clang, AddressSanitizer + UndefinedBehaviorSanitizer,
+    #    also instrumented for the fuzzer): unit tests and golden suite (the
+    #    200-package differential run is covered by the normal build).
+    echo "setup: === tests under ASan + UBSan (build-asan) ==="
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+      -DCMAKE_CXX_COMPILER=clang++ -DCYCLEFIX_SANITIZE=ON -DCYCLEFIX_FUZZ=ON >/dev/null
+    cmake --build build-asan -j"$(nproc)"
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --test-dir build-asan --output-on-failure --no-tests=error -j"$(nproc)" -E differential \
+      || failed+=("sanitizer tests")
+    # 3. A bounded fuzz run of the parser-to-rewrite path.
+    echo "setup: === fuzz (60 s) ==="
+    tools/fuzz.sh 60 build-asan || failed+=("fuzz")
+    if [[ ${#failed[@]} -gt 0 ]]; then
+      echo "setup: FAILED: ${failed[*]}" >&2
+      exit 1
+    fi
+    echo "setup: all passed (tests, sanitizer tests, fuzz)"
     ;;
 esac

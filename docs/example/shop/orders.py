@@ -17,3 +17,8 @@ class Order:
 
     def total(self) -> float:
         return price_of(self)
+
+    def receipt(self) -> str:
+        """One line per item, then the total."""
+        lines = [f"{qty} x {item}" for item, qty in sorted(self.lines.items())]
+        return "\n".join(lines + [f"total: {price_of(self):.2f} EUR"])

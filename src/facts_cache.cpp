@@ -1,0 +1,737 @@
+// The facts cache: hashing, the binary encoding of ModuleFacts, and the entry
+// files. See facts_cache.hpp for the layout and the rules.
+#include "facts_cache.hpp"
+
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <system_error>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+
+namespace cyclefix {
+
+namespace {
+
+// ---- hashing -----------------------------------------------------------------
+
+inline std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+inline std::uint64_t fmix(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return k;
+}
+
+inline std::uint64_t load64(const unsigned char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// ---- encoding ------------------------------------------------------------------
+// Unsigned integers are LEB128 varints, signed ones zigzag varints, vectors a
+// count and the elements. Strings are indices into a table of the file's
+// distinct strings, written first (names, scopes and `where` repeat a lot: a
+// 1.5 MB file has 130,000 uses). Lines and begin offsets are stored as the
+// difference from the previous one (facts come in source order), an end offset
+// as its distance from the begin. One field list per struct (fields() below)
+// serves both directions, so they cannot drift apart.
+
+class Encoder {
+ public:
+  std::string out;
+  std::unordered_map<std::string_view, std::uint64_t> ids;  // views into the facts being encoded
+  std::vector<std::string_view> table;
+
+  void operator()(std::uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  }
+  void operator()(std::uint32_t v) { (*this)(static_cast<std::uint64_t>(v)); }
+  void operator()(int v) {
+    const std::int64_t x = v;
+    (*this)(static_cast<std::uint64_t>((x << 1) ^ (x >> 63)));
+  }
+  void operator()(bool v) { out.push_back(v ? 1 : 0); }
+  void operator()(const std::string& s) { string(s); }
+  void string(std::string_view s) {
+    auto [it, added] = ids.try_emplace(s, table.size());
+    if (added) table.push_back(s);
+    (*this)(it->second);
+  }
+  // `end` as its distance from `begin` (usually small).
+  void end(const std::uint32_t& end, std::uint32_t begin) { signed_delta(end, begin); }
+  void line(const int& line) { signed_delta(line, std::exchange(last_line_, line)); }
+  void begin(const std::uint32_t& begin) { signed_delta(begin, std::exchange(last_begin_, begin)); }
+  template <class E>
+    requires std::is_enum_v<E>
+  void enumeration(const E& e, E /*last*/) {
+    (*this)(static_cast<std::uint64_t>(e));
+  }
+  void where(const char* const& w) { string(w); }
+  template <class T>
+  void operator()(const std::vector<T>& v);
+  void operator()(const std::optional<std::vector<std::string>>& v) {
+    (*this)(v.has_value());
+    if (v) (*this)(*v);
+  }
+
+ private:
+  void signed_delta(std::int64_t value, std::int64_t base) {
+    const std::int64_t d = value - base;
+    (*this)(static_cast<std::uint64_t>((d << 1) ^ (d >> 63)));
+  }
+  std::int64_t last_line_ = 0, last_begin_ = 0;
+};
+
+class Decoder {
+ public:
+  // Reads the string table; the fields follow.
+  explicit Decoder(std::string_view in) : in_(in) {
+    std::uint64_t n = 0;
+    (*this)(n);
+    if (!ok_ || n > in_.size() - pos_) {
+      fail();
+      return;
+    }
+    table_.resize(n);
+    for (auto& s : table_) {
+      std::uint64_t len = 0;
+      (*this)(len);
+      if (!ok_ || len > in_.size() - pos_) {
+        fail();
+        return;
+      }
+      s = in_.substr(pos_, len);
+      pos_ += len;
+    }
+  }
+  bool ok() const { return ok_; }
+  bool at_end() const { return pos_ == in_.size(); }
+
+  void operator()(std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= in_.size()) return fail();
+      const auto byte = static_cast<unsigned char>(in_[pos_++]);
+      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return;
+    }
+    fail();
+  }
+  void operator()(std::uint32_t& v) {
+    std::uint64_t x = 0;
+    (*this)(x);
+    if (x > UINT32_MAX) return fail();
+    v = static_cast<std::uint32_t>(x);
+  }
+  void operator()(int& v) {
+    std::uint64_t x = 0;
+    (*this)(x);
+    const auto s = static_cast<std::int64_t>((x >> 1) ^ (~(x & 1) + 1));
+    if (s < INT32_MIN || s > INT32_MAX) return fail();
+    v = static_cast<int>(s);
+  }
+  void operator()(bool& v) {
+    if (pos_ >= in_.size() || static_cast<unsigned char>(in_[pos_]) > 1) return fail();
+    v = in_[pos_++] == 1;
+  }
+  void operator()(std::string& s) { s = string(); }
+  std::string_view string() {
+    std::uint64_t i = 0;
+    (*this)(i);
+    if (!ok_ || i >= table_.size()) {
+      fail();
+      return {};
+    }
+    return table_[i];
+  }
+  void end(std::uint32_t& end, std::uint32_t begin) { end = static_cast<std::uint32_t>(signed_delta(begin, UINT32_MAX)); }
+  void line(int& line) { last_line_ = line = static_cast<int>(signed_delta(last_line_, INT32_MAX)); }
+  void begin(std::uint32_t& begin) {
+    last_begin_ = begin = static_cast<std::uint32_t>(signed_delta(last_begin_, UINT32_MAX));
+  }
+  template <class E>
+    requires std::is_enum_v<E>
+  void enumeration(E& e, E last) {
+    std::uint64_t x = 0;
+    (*this)(x);
+    if (x > static_cast<std::uint64_t>(last)) return fail();
+    e = static_cast<E>(x);
+  }
+  void where(const char*& w) {
+    const std::string_view s = string();
+    for (const char* known : known_use_wheres()) {
+      if (s == known) {
+        w = known;
+        return;
+      }
+    }
+    fail();
+  }
+  template <class T>
+  void operator()(std::vector<T>& v);
+  void operator()(std::optional<std::vector<std::string>>& v) {
+    bool has = false;
+    (*this)(has);
+    if (!has) return v.reset();
+    v.emplace();
+    (*this)(*v);
+  }
+
+ private:
+  void fail() { ok_ = false; pos_ = in_.size(); }
+  // base + the next zigzag varint, checked against [0, max] (0 when it fails).
+  std::int64_t signed_delta(std::int64_t base, std::int64_t max) {
+    std::uint64_t x = 0;
+    (*this)(x);
+    const std::int64_t v = base + static_cast<std::int64_t>((x >> 1) ^ (~(x & 1) + 1));
+    if (!ok_ || v < 0 || v > max) {
+      fail();
+      return 0;
+    }
+    return v;
+  }
+
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+  std::vector<std::string_view> table_;
+  std::int64_t last_line_ = 0, last_begin_ = 0;
+};
+
+// The field lists. `S` is the struct, const when encoding. A field added to a
+// struct in facts.hpp must be added here (the field counts below fail until it is).
+template <class IO, class S>
+void fields(IO& io, S& a)
+  requires std::is_same_v<std::remove_const_t<S>, ImportAlias>
+{
+  io(a.name);
+  io(a.asname);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& s)
+  requires std::is_same_v<std::remove_const_t<S>, ImportStatement>
+{
+  io(s.is_from);
+  io(s.module);
+  io(s.level);
+  io(s.names);
+  io(s.star);
+  io.enumeration(s.context, ImportContext::FunctionBody);
+  io(s.at_import_time);
+  io(s.guards_import_error);
+  io(s.scope);
+  io.line(s.line);
+  io.begin(s.stmt_begin);
+  io.end(s.stmt_end, s.stmt_begin);
+  io.begin(s.span_begin);
+  io.end(s.span_end, s.span_begin);
+  io(s.shares_line);
+  io(s.text);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& u)
+  requires std::is_same_v<std::remove_const_t<S>, NameUse>
+{
+  io(u.name);
+  io(u.dotted);
+  io.enumeration(u.kind, UseKind::Annotation);
+  io(u.eager);
+  io(u.in_string);
+  io.where(u.where);
+  io(u.scope);
+  io(u.function);
+  io.line(u.line);
+  io.begin(u.begin);
+  io.end(u.end, u.begin);
+  io(u.annotation_begin);
+  io.end(u.annotation_end, u.annotation_begin);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& d)
+  requires std::is_same_v<std::remove_const_t<S>, Definition>
+{
+  io(d.name);
+  io.enumeration(d.kind, Definition::Kind::Import);
+  io.line(d.line);
+  io.begin(d.begin);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& d)
+  requires std::is_same_v<std::remove_const_t<S>, DynamicImport>
+{
+  io.line(d.line);
+  io(d.call);
+  io(d.argument);
+  io(d.at_import_time);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& p)
+  requires std::is_same_v<std::remove_const_t<S>, SyntaxProblem>
+{
+  io.line(p.line);
+  io(p.column);
+  io(p.message);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& e)
+  requires std::is_same_v<std::remove_const_t<S>, Event>
+{
+  io.enumeration(e.kind, Event::Kind::Call);
+  io(e.import);
+  io(e.name);
+  io.line(e.line);
+  io(e.guarded);
+  io(e.conditional);
+  io(e.local);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& c)
+  requires std::is_same_v<std::remove_const_t<S>, ClassInfo>
+{
+  io(c.qualified_name);
+  io(c.bases);
+  io.line(c.line);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& f)
+  requires std::is_same_v<std::remove_const_t<S>, FunctionInfo>
+{
+  io(f.qualified_name);
+  io(f.name);
+  io(f.class_name);
+  io(f.is_async);
+  io.line(f.line);
+  io.begin(f.begin);
+  io.end(f.end, f.begin);
+  io.begin(f.body_begin);
+  io(f.docstring_end);
+  io.line(f.body_line);
+  io(f.locals);
+  io(f.globals);
+  io(f.events);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& b)
+  requires std::is_same_v<std::remove_const_t<S>, TypeCheckingBlock>
+{
+  io.line(b.line);
+  io(b.test);
+  io.begin(b.begin);
+  io.begin(b.body_begin);
+  io.end(b.body_end, b.body_begin);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& m)
+  requires std::is_same_v<std::remove_const_t<S>, ModuleFacts>
+{
+  io(m.imports);
+  io(m.uses);
+  io(m.definitions);
+  io(m.functions);
+  io(m.classes);
+  io(m.type_checking_blocks);
+  io(m.events);
+  io(m.dunder_all);
+  io(m.future_annotations);
+  io(m.dynamic_imports);
+  io(m.syntax_problems);
+  io(m.lines);
+}
+
+template <class T>
+void Encoder::operator()(const std::vector<T>& v) {
+  (*this)(static_cast<std::uint64_t>(v.size()));
+  for (const T& x : v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      (*this)(x);
+    } else {
+      fields(*this, x);
+    }
+  }
+}
+
+template <class T>
+void Decoder::operator()(std::vector<T>& v) {
+  std::uint64_t n = 0;
+  (*this)(n);
+  // Every element takes at least one byte: a count past the end is corrupt.
+  if (!ok_ || n > in_.size() - pos_) return fail();
+  v.resize(n);
+  for (T& x : v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      (*this)(x);
+    } else {
+      fields(*this, x);
+    }
+    if (!ok_) return;
+  }
+}
+
+// Every struct's field count, as aggregate initialisation sees it: a field
+// added in facts.hpp fails here until fields() above encodes it (then bump
+// kCacheEntryVersion and the count).
+struct AnyField {
+  template <class T>
+  operator T&() const;
+};
+template <class T, class... Fields>
+constexpr std::size_t field_count() {
+  if constexpr (requires { T{Fields{}..., AnyField{}}; }) {
+    return field_count<T, Fields..., AnyField>();
+  } else {
+    return sizeof...(Fields);
+  }
+}
+static_assert(field_count<ImportAlias>() == 2, "ImportAlias changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ImportStatement>() == 16, "ImportStatement changed: update fields() in facts_cache.cpp");
+static_assert(field_count<NameUse>() == 13, "NameUse changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Definition>() == 4, "Definition changed: update fields() in facts_cache.cpp");
+static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
+static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Event>() == 7, "Event changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ClassInfo>() == 3, "ClassInfo changed: update fields() in facts_cache.cpp");
+static_assert(field_count<FunctionInfo>() == 13, "FunctionInfo changed: update fields() in facts_cache.cpp");
+static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ModuleFacts>() == 12, "ModuleFacts changed: update fields() in facts_cache.cpp");
+
+// ---- entries -------------------------------------------------------------------
+// Header (little-endian u64/u32 as the host stores them: the build stamp keeps
+// other machines' entries apart anyway), payload, then a checksum of both.
+
+constexpr char kMagic[8] = {'C', 'Y', 'F', 'X', 'F', 'C', 'T', '\n'};
+
+struct EntryHeader {
+  char magic[8];
+  std::uint32_t entry_version;
+  std::uint32_t facts_version;
+  std::uint64_t build;
+  std::uint64_t content_lo, content_hi;
+  std::uint64_t source_size;
+  std::uint64_t payload_size;
+};
+static_assert(sizeof(EntryHeader) == 56);
+constexpr std::size_t kChecksumSize = 8;
+
+std::uint64_t checksum(std::string_view bytes) { return hash_bytes(bytes, 0x9e3779b97f4a7c15ull).lo; }
+
+std::string hex64(std::uint64_t v) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) s[i] = digits[v & 15];
+  return s;
+}
+
+bool read_all(int fd, std::string& out) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || st.st_size < 0 || st.st_size > (1ll << 30)) return false;
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t r = ::read(fd, out.data() + got, out.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  out.resize(got);
+  return true;
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t w = ::write(fd, data.data(), data.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(w));
+  }
+  return true;
+}
+
+std::string stamp_directory_name(std::uint64_t stamp) {
+  return "facts-v" + std::to_string(kCacheEntryVersion) + "." + std::to_string(kFactsFormatVersion) + "-" +
+         hex64(stamp);
+}
+
+// Other builds' directories are removed when unused for 30 days, or when
+// more than three others were used since (each rebuild during development
+// starts a new one). A run of a removed build just misses and stops storing.
+constexpr auto kStaleBuildAge = std::chrono::hours(24 * 30);
+constexpr std::size_t kOtherBuildsKept = 3;
+
+void prune_stale_builds(const std::filesystem::path& root, const std::filesystem::path& keep) {
+  std::error_code ec;
+  const auto now = std::filesystem::file_time_type::clock::now();
+  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> others;
+  for (std::filesystem::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto& p = it->path();
+    if (p == keep || p.filename().string().rfind("facts-v", 0) != 0) continue;
+    std::error_code tec;
+    const auto t = std::filesystem::last_write_time(p, tec);
+    if (!tec) others.emplace_back(t, p);
+  }
+  std::sort(others.begin(), others.end(), std::greater<>());  // most recently used first
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    if (i >= kOtherBuildsKept || now - others[i].first > kStaleBuildAge)
+      std::filesystem::remove_all(others[i].second, ec);
+  }
+}
+
+}  // namespace
+
+std::string ContentHash::hex() const { return hex64(hi) + hex64(lo); }
+
+ContentHash hash_bytes(std::string_view bytes, std::uint64_t seed) {
+  constexpr std::uint64_t c1 = 0x87c37b91114253d5ull, c2 = 0x4cf5ad432745937full;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t len = bytes.size();
+  std::uint64_t h1 = seed, h2 = seed;
+  const std::size_t blocks = len / 16;
+  for (std::size_t i = 0; i < blocks; ++i, p += 16) {
+    std::uint64_t k1 = load64(p), k2 = load64(p + 8);
+    k1 *= c1, k1 = rotl(k1, 31), k1 *= c2, h1 ^= k1;
+    h1 = rotl(h1, 27), h1 += h2, h1 = h1 * 5 + 0x52dce729;
+    k2 *= c2, k2 = rotl(k2, 33), k2 *= c1, h2 ^= k2;
+    h2 = rotl(h2, 31), h2 += h1, h2 = h2 * 5 + 0x38495ab5;
+  }
+  std::uint64_t k1 = 0, k2 = 0;
+  const std::size_t tail = len & 15;
+  for (std::size_t i = tail; i > 8; --i) k2 = (k2 << 8) | p[i - 1];
+  for (std::size_t i = std::min<std::size_t>(tail, 8); i > 0; --i) k1 = (k1 << 8) | p[i - 1];
+  if (tail > 8) k2 *= c2, k2 = rotl(k2, 33), k2 *= c1, h2 ^= k2;
+  if (tail > 0) k1 *= c1, k1 = rotl(k1, 31), k1 *= c2, h1 ^= k1;
+  h1 ^= len, h2 ^= len;
+  h1 += h2, h2 += h1;
+  h1 = fmix(h1), h2 = fmix(h2);
+  h1 += h2, h2 += h1;
+  return {h1, h2};
+}
+
+std::uint64_t build_stamp() {
+  static const std::uint64_t stamp = [] {
+    // The GNU build id of the main program: the first object dl_iterate_phdr visits.
+    std::string id;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) -> int {
+          auto* out = static_cast<std::string*>(data);
+          for (int i = 0; i < info->dlpi_phnum && out->empty(); ++i) {
+            const auto& ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_NOTE) continue;
+            const auto* p = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+            const auto* end = p + ph.p_memsz;
+            while (p + sizeof(ElfW(Nhdr)) <= end) {
+              ElfW(Nhdr) nh;
+              std::memcpy(&nh, p, sizeof nh);
+              const auto* name = p + sizeof nh;
+              const auto* desc = name + ((nh.n_namesz + 3) & ~3u);
+              if (desc + nh.n_descsz > end) break;
+              if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+                out->assign(reinterpret_cast<const char*>(desc), nh.n_descsz);
+                break;
+              }
+              p = desc + ((nh.n_descsz + 3) & ~3u);
+            }
+          }
+          return 1;  // the main program only
+        },
+        &id);
+    if (id.empty()) {
+      std::ifstream exe("/proc/self/exe", std::ios::binary);
+      id.assign(std::istreambuf_iterator<char>(exe), {});
+    }
+    if (id.empty()) id = CYCLEFIX_VERSION;
+    return hash_bytes(id).lo;
+  }();
+  return stamp;
+}
+
+std::string serialise_facts(const ModuleFacts& facts) {
+  Encoder body;
+  body.out.reserve(256 + facts.imports.size() * 32 + facts.uses.size() * 16 + facts.functions.size() * 32);
+  fields(body, facts);
+  Encoder head;
+  head(static_cast<std::uint64_t>(body.table.size()));
+  for (std::string_view s : body.table) {
+    head(static_cast<std::uint64_t>(s.size()));
+    head.out += s;
+  }
+  head.out.reserve(head.out.size() + body.out.size());
+  head.out += body.out;
+  return std::move(head.out);
+}
+
+std::optional<ModuleFacts> deserialise_facts(std::string_view bytes) {
+  Decoder d(bytes);
+  ModuleFacts facts;
+  fields(d, facts);
+  if (!d.ok() || !d.at_end()) return std::nullopt;
+  return facts;
+}
+
+const std::vector<const char*>& known_use_wheres() {
+  // Every `where` facts_collector.cpp assigns (test_facts_cache checks the list
+  // against that file). An entry naming another one is a miss.
+  static const std::vector<const char*> wheres = {
+      "",           "module level",  "annotation", "TYPE_CHECKING block", "default value", "function body",
+      "class keyword", "base class", "class body", "lambda body",         "decorator",     "comprehension",
+  };
+  return wheres;
+}
+
+std::filesystem::path default_cache_dir(const std::vector<std::filesystem::path>& /*paths*/) {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') {
+    return std::filesystem::path(xdg) / "cyclefix";
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return std::filesystem::path(home) / ".cache" / "cyclefix";
+  }
+  return {};
+}
+
+FactsCache::FactsCache(const std::filesystem::path& dir, std::uint64_t stamp) : stamp_(stamp) {
+  if (dir.empty()) {
+    problem_ = "no cache directory (set HOME or XDG_CACHE_HOME, or pass --cache-dir)";
+    return;
+  }
+  dir_ = dir / stamp_directory_name(stamp);
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec || !std::filesystem::is_directory(dir_)) {
+    problem_ = "cannot create " + dir_.string() + ": " + (ec ? ec.message() : "not a directory");
+    return;
+  }
+  if (::access(dir_.c_str(), W_OK | X_OK) != 0) {
+    problem_ = "cannot write " + dir_.string() + ": " + std::generic_category().message(errno);
+    return;
+  }
+  // Marks the cache for backup tools (bford.info/cachedir); also a readable hint.
+  const auto tag = dir / "CACHEDIR.TAG";
+  if (!std::filesystem::exists(tag, ec)) {
+    std::ofstream(tag) << "Signature: 8a477f597d28d172789f06886806bc55\n"
+                          "# cyclefix's cache of per-file facts; safe to delete.\n";
+  }
+  // The build directory's time says when a run last used it.
+  ::utimensat(AT_FDCWD, dir_.c_str(), nullptr, 0);
+  prune_stale_builds(dir, dir_);
+}
+
+std::filesystem::path FactsCache::entry_path(const ContentHash& key) const {
+  const std::string h = key.hex();
+  return dir_ / h.substr(0, 2) / h.substr(2);
+}
+
+std::string encode_entry(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts,
+                         std::uint64_t stamp, std::uint32_t entry_version, std::uint32_t facts_version) {
+  const std::string payload = serialise_facts(facts);
+  EntryHeader h;
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.entry_version = entry_version;
+  h.facts_version = facts_version;
+  h.build = stamp;
+  h.content_lo = key.lo;
+  h.content_hi = key.hi;
+  h.source_size = source_size;
+  h.payload_size = payload.size();
+  std::string bytes;
+  bytes.reserve(sizeof h + payload.size() + kChecksumSize);
+  bytes.append(reinterpret_cast<const char*>(&h), sizeof h);
+  bytes += payload;
+  const std::uint64_t sum = checksum(bytes);
+  bytes.append(reinterpret_cast<const char*>(&sum), kChecksumSize);
+  return bytes;
+}
+
+std::optional<ModuleFacts> decode_entry(std::string_view bytes, const ContentHash& key, std::uint64_t source_size,
+                                        std::uint64_t stamp) {
+  if (bytes.size() < sizeof(EntryHeader) + kChecksumSize) return std::nullopt;
+  EntryHeader h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.entry_version != kCacheEntryVersion ||
+      h.facts_version != kFactsFormatVersion || h.build != stamp || h.content_lo != key.lo ||
+      h.content_hi != key.hi || h.source_size != source_size ||
+      h.payload_size != bytes.size() - sizeof h - kChecksumSize) {
+    return std::nullopt;
+  }
+  const std::string_view body = bytes.substr(0, bytes.size() - kChecksumSize);
+  std::uint64_t sum;
+  std::memcpy(&sum, bytes.data() + body.size(), kChecksumSize);
+  if (sum != checksum(body)) return std::nullopt;
+  return deserialise_facts(body.substr(sizeof h));
+}
+
+std::optional<ModuleFacts> FactsCache::load(const ContentHash& key, std::uint64_t source_size) {
+  if (!enabled()) return std::nullopt;
+  const int fd = ::open(entry_path(key).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    misses_++;
+    return std::nullopt;
+  }
+  std::string bytes;
+  const bool read = read_all(fd, bytes);
+  ::close(fd);
+  std::optional<ModuleFacts> facts;
+  if (read) facts = decode_entry(bytes, key, source_size, stamp_);
+  if (!facts) {
+    rejected_++;
+    misses_++;
+    return std::nullopt;
+  }
+  hits_++;
+  return facts;
+}
+
+void FactsCache::store(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts) {
+  if (!enabled()) return;
+  const std::string bytes = encode_entry(key, source_size, facts, stamp_);
+  // A private temp file renamed over the entry: readers see the old entry, no
+  // entry, or the whole new one, never a part.
+  const std::filesystem::path path = entry_path(key);
+  const std::filesystem::path tmp = path.parent_path() / (".tmp." + std::to_string(::getpid()) + "." +
+                                                          std::to_string(tmp_counter_++));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    ::mkdir(path.parent_path().c_str(), 0755);  // the shard; EEXIST when another run made it
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) return;
+  const bool written = write_all(fd, bytes);
+  if (::close(fd) != 0 || !written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return;
+  }
+  stored_++;
+}
+
+FactsCacheStats FactsCache::stats() const {
+  return {hits_.load(), misses_.load(), rejected_.load(), stored_.load()};
+}
+
+}  // namespace cyclefix

@@ -1,0 +1,102 @@
+// A content-addressed cache of per-file facts: the facts of a file depend on
+// its bytes alone, so an entry keyed by a hash of the bytes stays valid across
+// runs, branches and checkouts. A hit skips parsing and fact collection.
+//
+// Layout: DIR/facts-v<entry>.<facts>-<build>/<2 hex>/<30 hex>, one file per
+// entry, named by the 128-bit content hash; <build> is a stamp of the running
+// binary (its ELF build id), so a rebuilt cyclefix never reads facts collected
+// by another build. Two runs may share a cache: entries are written to a temp
+// file and renamed into place, and an entry that fails any check (magic,
+// versions, hash, lengths, checksum, decoding) is a miss and gets rewritten.
+// Nothing here throws or reports: a cache that cannot be used is a slow run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts.hpp"
+
+namespace cyclefix {
+
+// Bump when the serialised form changes (the entry's field order or encoding).
+inline constexpr std::uint32_t kCacheEntryVersion = 1;
+// Bump when what the facts mean changes without the layout changing. Released
+// binaries rely on this; development builds are also separated by build stamp.
+inline constexpr std::uint32_t kFactsFormatVersion = 1;
+
+struct ContentHash {
+  std::uint64_t lo = 0, hi = 0;
+  bool operator==(const ContentHash&) const = default;
+  std::string hex() const;  // 32 lowercase hex digits, hi first
+};
+
+// MurmurHash3 x64 128-bit (public-domain algorithm, written out here).
+ContentHash hash_bytes(std::string_view bytes, std::uint64_t seed = 0);
+
+// A stamp of the running binary: its GNU build id when it has one, else a hash
+// of the executable's bytes.
+std::uint64_t build_stamp();
+
+// The facts of one file in the cache's binary encoding, and back. Decoding
+// returns nothing on any inconsistency (a corrupt entry is a miss).
+std::string serialise_facts(const ModuleFacts& facts);
+std::optional<ModuleFacts> deserialise_facts(std::string_view bytes);
+
+// One entry file's bytes: header {magic, versions, build stamp, content hash,
+// source size, payload size}, the serialised facts, a checksum of both. And
+// back: nothing when any of it does not match.
+std::string encode_entry(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts,
+                         std::uint64_t stamp, std::uint32_t entry_version = kCacheEntryVersion,
+                         std::uint32_t facts_version = kFactsFormatVersion);
+std::optional<ModuleFacts> decode_entry(std::string_view bytes, const ContentHash& key, std::uint64_t source_size,
+                                        std::uint64_t stamp);
+
+// The NameUse::where descriptions the collector uses (string literals); a
+// decoded `where` maps back to one of these.
+const std::vector<const char*>& known_use_wheres();
+
+// Where the cache lives when no --cache-dir is given: $XDG_CACHE_HOME/cyclefix,
+// else $HOME/.cache/cyclefix; empty (no cache) when neither is set. Outside the
+// analysed tree on purpose: nothing appears in a diff, a `git status` or a
+// before/after tree comparison. `paths` are the PATH arguments, for a project
+// location once a config file can name one.
+std::filesystem::path default_cache_dir(const std::vector<std::filesystem::path>& paths);
+
+struct FactsCacheStats {
+  std::size_t hits = 0;
+  std::size_t misses = 0;    // no entry, or an entry that was rejected
+  std::size_t rejected = 0;  // entries that existed but failed a check
+  std::size_t stored = 0;
+};
+
+class FactsCache {
+ public:
+  // Creates DIR and the build's subdirectory as needed. When that fails the
+  // cache is disabled: lookups miss, stores do nothing, problem() says why.
+  explicit FactsCache(const std::filesystem::path& dir, std::uint64_t stamp = build_stamp());
+
+  bool enabled() const { return problem_.empty(); }
+  const std::string& problem() const { return problem_; }
+  const std::filesystem::path& directory() const { return dir_; }  // the build's subdirectory
+
+  // Thread-safe. `source_size` is checked against the entry too.
+  std::optional<ModuleFacts> load(const ContentHash& key, std::uint64_t source_size);
+  void store(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts);
+
+  std::filesystem::path entry_path(const ContentHash& key) const;
+  std::uint64_t stamp() const { return stamp_; }
+  FactsCacheStats stats() const;
+
+ private:
+  std::filesystem::path dir_;
+  std::uint64_t stamp_ = 0;
+  std::string problem_;
+  std::atomic<std::size_t> hits_{0}, misses_{0}, rejected_{0}, stored_{0}, tmp_counter_{0};
+};
+
+}  // namespace cyclefix
