@@ -17,6 +17,7 @@
 #include <string>
 
 #include "apply.hpp"
+#include "shell.hpp"
 
 namespace fs = std::filesystem;
 using namespace cyclefix;
@@ -220,15 +221,8 @@ TEST(ApplyFault, BinaryExitsTwoAndNamesTheFile) {
   spit(t.root / "pkg/b.py", "from pkg.a import Base\n\n\nclass B(Base):\n    pass\n\n\ndef g():\n    return 1\n");
   fs::permissions(t.root / "pkg/a.py", fs::perms(0444));
   std::string cmd = "cd '" + t.root.string() + "' && '" + CYCLEFIX_BINARY + "' pkg --apply 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int st = pclose(p);
-  ASSERT_TRUE(WIFEXITED(st));
-  EXPECT_EQ(WEXITSTATUS(st), 2) << out;
+  auto [status, out] = cyclefix::testing_support::run_shell(cmd);
+  EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("pkg/a.py: is read-only; not written"), std::string::npos) << out;
   EXPECT_EQ(slurp(t.root / "pkg/a.py").rfind("from pkg.b import g\n", 0), 0u);
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <map>
 #include <string>
+#include "shell.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,15 +26,8 @@ struct CliRun {
 CliRun run_cyclefix(const std::string& args) {
   std::string cmd = std::string("cd '") + CYCLEFIX_SOURCE_DIR + "' && '" + CYCLEFIX_BINARY + "' " +
                     args + " 2>/dev/null";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  auto run = cyclefix::testing_support::run_shell(cmd);
+  return {run.status, std::move(run.out)};
 }
 
 nlohmann::json run_json(const std::string& args, int expected_status) {

@@ -15,6 +15,7 @@
 #include "config.hpp"
 #include "cut_plan.hpp"
 #include "in_memory.hpp"
+#include "shell.hpp"
 
 using namespace cyclefix;
 using cyclefix::testing_support::analysis_of;
@@ -56,15 +57,8 @@ struct BinaryRun {
 BinaryRun run_in(const fs::path& cwd, const std::string& args, bool with_stderr = false) {
   std::string cmd = "cd '" + cwd.string() + "' && '" + CYCLEFIX_BINARY + "' " + args +
                     (with_stderr ? " 2>&1" : " 2>/dev/null");
-  BinaryRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  auto run = cyclefix::testing_support::run_shell(cmd);
+  return {run.status, std::move(run.out)};
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include "shell.hpp"
 
 #include "baseline.hpp"
 #include "codeowners.hpp"
@@ -53,14 +54,10 @@ void put(const fs::path& p, const std::string& text) {
 CliResult sh(const fs::path& cwd, const std::string& cmd) {
   fs::path err = fs::path(testing::TempDir()) / "cyclefix_split_stderr.txt";
   std::string full = "cd '" + cwd.string() + "' && " + cmd + " 2>'" + err.string() + "'";
+  auto run = cyclefix::testing_support::run_shell(full);
   CliResult r;
-  FILE* p = popen(full.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.status = run.status;
+  r.out = std::move(run.out);
   r.err = slurp(err);
   return r;
 }
