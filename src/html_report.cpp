@@ -156,7 +156,9 @@ ComponentDrawing component_dot(const Analysis& a, const CycleReport& cycles, con
   const std::string prefix = "c" + std::to_string(component + 1);
   std::ostringstream out;
   out << "digraph " << dot_quote(prefix) << " {\n"
-      << "  id=" << dot_quote(prefix + "-graph") << "; rankdir=TB; bgcolor=\"transparent\"; nodesep=0.3; ranksep=0.45;\n"
+      << "  id=" << dot_quote(prefix + "-graph") << "; bgcolor=\"transparent\"; nodesep=0.3; ranksep=0.45;\n"
+      // Loops through a hub make wide, shallow drawings: left to right they fit the page better.
+      << "  rankdir=" << (d.reduced ? "LR" : "TB") << ";\n"
       << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#444444\", "
          "fontname=\"Helvetica\", fontsize=11, height=0.3, class=\"module\"];\n"
       << "  edge [color=\"#6b7280\", arrowsize=0.7];\n";
@@ -164,7 +166,8 @@ ComponentDrawing component_dot(const Analysis& a, const CycleReport& cycles, con
     const ModuleInfo& info = a.modules[m];
     out << "  " << dot_quote(info.name) << " [id=" << dot_quote(prefix + "-m" + std::to_string(m))
         << ", label=" << dot_quote(display_name(info)) << ", tooltip=" << dot_quote(info.display);
-    if (info.is_package) out << ", shape=folder, style=filled, fillcolor=\"#dbeafe\", color=\"#1d4ed8\", class=\"module package\"";
+    if (info.is_package)
+      out << ", shape=folder, style=filled, fillcolor=\"#dbeafe\", color=\"#1d4ed8\", class=\"module package\"";
     out << "];\n";
   }
   for (std::size_t e : edges) {
@@ -176,7 +179,8 @@ ComponentDrawing component_dot(const Analysis& a, const CycleReport& cycles, con
              clip(first_line(fa.facts.imports[s.import].text), 160);
     }
     EdgeState st = lookup.state(plan, edge);
-    out << "  " << dot_quote(a.modules[edge.from].name) << " -> " << dot_quote(a.modules[edge.to].name) << " [id=" << dot_quote(prefix + "-e" + std::to_string(e));
+    out << "  " << dot_quote(a.modules[edge.from].name) << " -> " << dot_quote(a.modules[edge.to].name)
+        << " [id=" << dot_quote(prefix + "-e" + std::to_string(e));
     switch (st) {
       case EdgeState::Cut:
         out << ", class=\"cut\", color=\"" << kCutColour << "\", penwidth=3";
@@ -437,7 +441,7 @@ std::string highlight_diff(std::string_view diff) {
     out += "\">";
     if (code && !line.empty()) out += html_escape(line.substr(0, 1)) + highlight_python(line.substr(1));
     else out += html_escape(line);
-    out += "</span>\n";
+    out += "\n</span>";  // the newline inside: copying the diff keeps it; a block's last one adds no line
   }
   return out;
 }
@@ -490,7 +494,7 @@ svg g.edge:hover path{stroke-width:4px}
 .why{color:#374151}
 details.diff{margin-top:10px}
 details.diff>summary{cursor:pointer;font-weight:600}
-pre.diff{background:#0f172a;color:#e5e7eb;padding:8px;border-radius:4px;overflow:auto;max-height:70vh;margin:4px 0}
+pre.diff{background:#0f172a;color:#e5e7eb;padding:8px;border-radius:4px;overflow:auto;margin:4px 0}
 pre.diff span{display:block;white-space:pre}
 pre.diff .add{background:#14532d}
 pre.diff .del{background:#7f1d1d}
@@ -653,7 +657,8 @@ std::string html_page(const Analysis& a, const CycleReport& cycles, const CutPla
     if (d.reduced)
       h += "<p class=\"note\">This cycle has " + std::to_string(c.modules.size()) +
            " modules; the drawing shows only the " + std::to_string(d.modules_drawn) + " modules of its " +
-           std::to_string(d.loops_drawn) + " shortest loops (those through a cut first) and only the edges of those loops. "
+           std::to_string(d.loops_drawn) +
+           " shortest loops (those through a cut first) and only the edges of those loops. "
            "Click the drawing to see it at full size.</p>\n";
     h += svgs[i];
     h += "\n</div>\n<div class=\"facts\">\n";

@@ -3,10 +3,7 @@
 // on in-memory packages, and the command with and without Graphviz.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,6 +13,7 @@
 #include "html_report.hpp"
 #include "in_memory.hpp"
 #include "rewrite.hpp"
+#include "shell.hpp"
 
 using namespace cyclefix;
 using cyclefix::testing_support::analysis_of;
@@ -51,21 +49,9 @@ const Files kPinnedInit = {
     {"p/b.py", "from p import A\ndef helper():\n    return A()\n"},
 };
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout and stderr
-};
-
-CliRun run_shell(const std::string& cmd) {
-  CliRun r;
-  FILE* p = popen(("cd '" + std::string(CYCLEFIX_SOURCE_DIR) + "' && " + cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+// Runs `cmd` in the source directory, stdout and stderr captured.
+testing_support::ShellRun run_in_source(const std::string& cmd) {
+  return testing_support::run_shell("cd '" + std::string(CYCLEFIX_SOURCE_DIR) + "' && " + cmd + " 2>&1");
 }
 
 }  // namespace
@@ -79,16 +65,16 @@ TEST(HtmlReport, DiffLinesAndPythonKeywordsGetClasses) {
   // starting with "--" is not taken for a file header.
   std::string h = highlight_diff("--- a/p/a.py\n+++ b/p/a.py\n@@ -1,3 +1,2 @@\n-from p.b import x  # <old>\n"
                                  "--- looks like a header\n def f():\n+x = \"<b>\"\n");
-  EXPECT_NE(h.find("<span class=\"meta\">--- a/p/a.py</span>"), std::string::npos) << h;
-  EXPECT_NE(h.find("<span class=\"meta\">+++ b/p/a.py</span>"), std::string::npos) << h;
-  EXPECT_NE(h.find("<span class=\"hunk\">@@ -1,3 +1,2 @@</span>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<span class=\"meta\">--- a/p/a.py\n</span>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<span class=\"meta\">+++ b/p/a.py\n</span>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<span class=\"hunk\">@@ -1,3 +1,2 @@\n</span>"), std::string::npos) << h;
   EXPECT_NE(h.find("<span class=\"del\">-<span class=\"kw\">from</span> p.b <span class=\"kw\">import</span> x  "
-                   "<span class=\"cm\"># &lt;old&gt;</span></span>"),
+                   "<span class=\"cm\"># &lt;old&gt;</span>\n</span>"),
             std::string::npos)
       << h;
-  EXPECT_NE(h.find("<span class=\"del\">--- looks like a header</span>"), std::string::npos) << h;
-  EXPECT_NE(h.find("<span class=\"ctx\"> <span class=\"kw\">def</span> f():</span>"), std::string::npos) << h;
-  EXPECT_NE(h.find("<span class=\"add\">+x = <span class=\"str\">&quot;&lt;b&gt;&quot;</span></span>"),
+  EXPECT_NE(h.find("<span class=\"del\">--- looks like a header\n</span>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<span class=\"ctx\"> <span class=\"kw\">def</span> f():\n</span>"), std::string::npos) << h;
+  EXPECT_NE(h.find("<span class=\"add\">+x = <span class=\"str\">&quot;&lt;b&gt;&quot;</span>\n</span>"),
             std::string::npos)
       << h;
 }
@@ -153,8 +139,8 @@ TEST(HtmlReport, PageHasOneSectionPerCycleAndEscapesWhatItShows) {
 TEST(HtmlReportCli, WithoutGraphvizSaysSoAndWritesNothing) {
   fs::path out = fs::temp_directory_path() / "cyclefix-test-no-dot.html";
   fs::remove(out);
-  CliRun r = run_shell("PATH=/nonexistent '" + std::string(CYCLEFIX_BINARY) +
-                       "' report golden/seed_shape/input --html '" + out.string() + "'");
+  auto r = run_in_source("PATH=/nonexistent '" + std::string(CYCLEFIX_BINARY) +
+                         "' report golden/seed_shape/input --html '" + out.string() + "'");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("Graphviz"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Debian package graphviz"), std::string::npos) << r.out;
@@ -164,8 +150,8 @@ TEST(HtmlReportCli, WithoutGraphvizSaysSoAndWritesNothing) {
 TEST(HtmlReportCli, SeedShapeHasOneDrawingWithItsCutsHighlighted) {
   if (!find_program("dot")) GTEST_SKIP() << "Graphviz's dot not installed (Debian package graphviz)";
   fs::path out = fs::temp_directory_path() / "cyclefix-test-seed-report.html";
-  CliRun r = run_shell("'" + std::string(CYCLEFIX_BINARY) + "' report golden/seed_shape/input -q --no-cache --html '" +
-                       out.string() + "'");
+  auto r = run_in_source("'" + std::string(CYCLEFIX_BINARY) +
+                         "' report golden/seed_shape/input -q --no-cache --html '" + out.string() + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream f(out);
   std::stringstream s;

@@ -28,7 +28,7 @@ packages=(
   build-essential cmake pkg-config git python3 time
   libtree-sitter-dev libboost-graph-dev libcli11-dev libdtl-dev
   googletest libgtest-dev nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev graphviz chromium
 )
 
 install_missing_packages() {
