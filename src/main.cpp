@@ -7,6 +7,7 @@
 #include <future>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "analysis.hpp"
 #include "apply.hpp"
@@ -366,10 +367,28 @@ struct FixCli {
 };
 
 // Entry points that fail with a circular import, per mode: {normal, bare}.
-std::pair<std::size_t, std::size_t> failing_entries(const Analysis& a) {
-  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare).failing(); });
-  std::size_t normal = simulate(a, EntryMode::Normal).failing();
-  return {normal, bare.get()};
+// Both entry modes simulated (on two threads): {normal, bare}.
+std::pair<SimulationResult, SimulationResult> simulate_both(const Analysis& a) {
+  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
+  SimulationResult normal = simulate(a, EntryMode::Normal);
+  return {std::move(normal), bare.get()};
+}
+
+// Entry points predicted to import before and to fail (certainly or not) after:
+// a deferred import can change the order modules load in and expose another loop.
+std::vector<std::string> newly_failing(const Analysis& a, const SimulationResult& before, const Analysis& after_a,
+                                       const SimulationResult& after) {
+  std::set<std::string> ok_before;
+  for (const EntryPrediction& e : before.entries)
+    if (!e.fails) ok_before.insert(display_name(a.modules[e.module]));
+  std::vector<std::string> out;
+  for (const EntryPrediction& e : after.entries) {
+    std::string name = display_name(after_a.modules[e.module]);
+    if (e.fails && ok_before.count(name))
+      out.push_back(name + " (" + (after.mode == EntryMode::Bare ? "bare" : "normal") + " entry" +
+                    (e.uncertain ? ", uncertain" : "") + "): " + e.message);
+  }
+  return out;
 }
 
 // The product: plan the cuts, rewrite, print the diff (or write it with --apply).
@@ -432,10 +451,14 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
       std::cout << unified_diff(fr.before, fr.after, display);
   }
   progress.phase("simulate");
-  auto before = failing_entries(a);
+  auto [normal_before, bare_before] = simulate_both(a);
   Analysis after_a = analysis_after(a, rw);
   CycleReport after_r = build_cycle_report(after_a, o.max_loops);
-  auto after = failing_entries(after_a);
+  auto [normal_after, bare_after] = simulate_both(after_a);
+  const std::pair<std::size_t, std::size_t> before{normal_before.failing(), bare_before.failing()};
+  const std::pair<std::size_t, std::size_t> after{normal_after.failing(), bare_after.failing()};
+  std::vector<std::string> regressions = newly_failing(a, normal_before, after_a, normal_after);
+  for (auto& r2 : newly_failing(a, bare_before, after_a, bare_after)) regressions.push_back(std::move(r2));
   progress.clear();
   for (const auto& glob : plan.unmatched_select) std::cerr << "cyclefix: --select '" << glob << "' matches no module\n";
   std::cerr << "cyclefix: " << r.components.size() << " import cycle(s)"
@@ -446,8 +469,11 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
             << (tc == 1 ? "y" : "ies") << "; failing entry points (predicted) normal " << before.first << " -> "
             << after.first << ", bare " << before.second << " -> " << after.second << "; "
             << after_r.components.size() << " import cycle(s) left\n";
+  for (const auto& r2 : regressions)
+    std::cerr << "cyclefix: warning: predicted to import before the rewrite and to fail after it: " << r2 << "\n";
   j["rewrite"] = {{"files", files},
                   {"cuts_applied", rw.cuts_applied},
+                  {"newly_failing", regressions},
                   {"problems", nlohmann::json::array()},
                   {"failing_before", {{"normal", before.first}, {"bare", before.second}}},
                   {"failing_after", {{"normal", after.first}, {"bare", after.second}}},
@@ -505,8 +531,8 @@ int run_report(const CommonOptions& o, const PlanOptions& po, const RewriteOptio
   SimulationResult normal = simulate(a, EntryMode::Normal), bare_r = bare.get();
   attach_failures(r, normal, bare_r);
   Analysis after_a = analysis_after(a, rw);
-  auto after = failing_entries(after_a);
-  ReportOutcome out{{normal.failing(), bare_r.failing()}, {after.first, after.second},
+  auto [normal_after, bare_after] = simulate_both(after_a);
+  ReportOutcome out{{normal.failing(), bare_r.failing()}, {normal_after.failing(), bare_after.failing()},
                     build_cycle_report(after_a, o.max_loops).components.size()};
   progress.phase("draw");
   std::string html, err;

@@ -117,7 +117,7 @@ timed() {
   return 0
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 verdict() { awk -v r="$1" -v t="$2" -v op="$3" 'BEGIN { if (r == "n/a") print "n/a"; else if (op == "le") print (r <= t ? "ok" : "MISSED"); else print (r < t ? "ok" : "MISSED") }'; }
 
 echo "cyclefix: $binary ($("$binary" --version 2>/dev/null | sed -n 1p))"
