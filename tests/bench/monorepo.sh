@@ -117,8 +117,9 @@ timed() {
   return 0
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-verdict() { awk -v r="$1" -v t="$2" -v op="$3" 'BEGIN { if (r == "n/a") print "n/a"; else if (op == "le") print (r <= t ? "ok" : "MISSED"); else print (r < t ? "ok" : "MISSED") }'; }
+# ratio A B: "A/B" as "1.23x", or "n/a" when a figure is missing.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2fx", a / b; else print "n/a" }'; }
+verdict() { awk -v r="${1%x}" -v t="$2" -v op="$3" 'BEGIN { if (r == "n/a") print "n/a"; else if (op == "le") print (r <= t ? "ok" : "MISSED"); else print (r < t ? "ok" : "MISSED") }'; }
 
 echo "cyclefix: $binary ($("$binary" --version 2>/dev/null | sed -n 1p))"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo) RAM; load at start:$(uptime | sed 's/.*load average://')"
@@ -225,12 +226,12 @@ printf '%s\n' "${rows[@]}"
 echo
 for variant in nosim full; do
   r=$(ratio "${W[cold-$variant]:-}" "${W[parse]:-}")
-  echo "cold-$variant/parse: wall ${r}x (target <= 1.3x: $(verdict "$r" 1.3 le)), CPU $(ratio "${C[cold-$variant]:-}" "${C[parse]:-}")x"
+  echo "cold-$variant/parse: wall ${r} (target <= 1.3x: $(verdict "$r" 1.3 le)), CPU $(ratio "${C[cold-$variant]:-}" "${C[parse]:-}")"
 done
 for variant in nosim full; do
   if ((cache_ok)); then
     r=$(ratio "${W[warm-$variant]:-}" "${W[cold-$variant]:-}")
-    echo "warm-$variant/cold-$variant: wall ${r}x (target < 0.10x: $(verdict "$r" 0.10 lt)), CPU $(ratio "${C[warm-$variant]:-}" "${C[cold-$variant]:-}")x"
+    echo "warm-$variant/cold-$variant: wall ${r} (target < 0.10x: $(verdict "$r" 0.10 lt)), CPU $(ratio "${C[warm-$variant]:-}" "${C[cold-$variant]:-}")"
   else
     echo "warm-$variant: cache: not supported by this binary"
   fi
@@ -278,7 +279,7 @@ if [[ -x /usr/bin/pylint ]]; then
   if timed 31 env -C "$(dirname "$django")" timeout 3600 /usr/bin/pylint --disable=all --enable=cyclic-import \
       --score=n django; then
     n=$(grep -c 'R0401' "$work/stdout" || true)
-    cmp_row pylint "$wall" "$cpu" "$((rss / 1024))" "$(ratio "$wall" "$cf_wall")x" "$(ratio "$cpu" "$cf_cpu")x" "$n cyclic-import messages ($pl_version)"
+    cmp_row pylint "$wall" "$cpu" "$((rss / 1024))" "$(ratio "$wall" "$cf_wall")" "$(ratio "$cpu" "$cf_cpu")" "$n cyclic-import messages ($pl_version)"
   else
     echo "pylint: failed; skipped"
   fi
@@ -314,7 +315,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print(sum(1 for x in d.get("generalDiagnostics", []) if x.get("rule") == "reportImportCycles"))' "$work/stdout" \
       2>/dev/null || echo "?")
-    cmp_row pyright "$wall" "$cpu" "$((rss / 1024))" "$(ratio "$wall" "$cf_wall")x" "$(ratio "$cpu" "$cf_cpu")x" "$n reportImportCycles errors (pyright $pyright_version)"
+    cmp_row pyright "$wall" "$cpu" "$((rss / 1024))" "$(ratio "$wall" "$cf_wall")" "$(ratio "$cpu" "$cf_cpu")" "$n reportImportCycles errors (pyright $pyright_version)"
   else
     echo "pyright: failed; skipped"
   fi
