@@ -201,7 +201,8 @@ int run_cycles(const CommonOptions& o, const CyclesCli& c) {
       return kExitError;
     }
   }
-  nlohmann::json j = analysis_json(a, r);
+  // The JSON report is only built when asked for: on large trees it costs as much as the analysis.
+  nlohmann::json j = o.json_out.empty() ? nlohmann::json::object() : analysis_json(a, r);
   if (cmp) j["baseline"] = baseline_comparison_json(a, r, *cmp);
   if (!write_json(o.json_out, j)) return kExitError;
   if (!c.write_baseline.empty()) return kExitOk;
@@ -351,8 +352,9 @@ int run_plan(const CommonOptions& o, const PlanOptions& po) {
   CutPlan plan = plan_cuts(a, r, po);
   progress.clear();
   if (o.json_out != "-") print_plan(std::cout, a, r, plan);
-  nlohmann::json j = analysis_json(a, r);
-  j.update(plan_json(a, r, plan));
+  // The JSON report is only built when asked for: on large trees it costs as much as the analysis.
+  nlohmann::json j = o.json_out.empty() ? nlohmann::json::object() : analysis_json(a, r);
+  if (!o.json_out.empty()) j.update(plan_json(a, r, plan));
   if (!write_json(o.json_out, j)) return kExitError;
   return plan.remaining_cycles ? kExitFound : kExitOk;
 }
@@ -424,8 +426,9 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   progress.phase("plan");
   CutPlan plan = plan_cuts(a, r, po);
   progress.clear();
-  nlohmann::json j = analysis_json(a, r);
-  j.update(plan_json(a, r, plan));
+  // The JSON report is only built when asked for: on large trees it costs as much as the analysis.
+  nlohmann::json j = o.json_out.empty() ? nlohmann::json::object() : analysis_json(a, r);
+  if (!o.json_out.empty()) j.update(plan_json(a, r, plan));
   if (f.explain) {
     if (o.json_out != "-") print_plan(std::cout, a, r, plan);
     if (!write_json(o.json_out, j)) return kExitError;

@@ -22,11 +22,18 @@ ring plus chords:
     some across two packages, some through a package __init__ that re-exports
     from a child which imports a name back from the package.
 Each cycle import is used in one way: only inside functions (`deferred`),
-only in annotations (`annotation`, lazy or eager depending on
-`from __future__ import annotations`), or at import time (`base` class,
-module-level `call`, `decorator`, `default` argument value). Every ring has at
-least one deferred edge except ~5% of the small groups, which are
-import-time only.
+only in annotations (`annotation`), or at import time (`base` class,
+module-level `call` of the target's `*_hook`, `decorator`, `default` argument
+value). Most groups are harmless at run time, the way cycles survive in
+working code: the members other members need at import time import the group
+last (at their bottom, after their definitions) and every other cycle import
+is a module object used in functions or lazy annotations, so CPython imports
+every module fine whichever comes first. About a quarter (small groups in the
+upper half of the layers, where few modules import them) are harmful: they
+fail with "partially initialized module" from some entry points, and a tenth
+of those have no deferrable edge at all. Every other ring has at least one
+deferred edge. The tree compiles and imports under CPython (function bodies
+are never meant to run).
 
 The plan is deterministic in --seed and --modules; each file's text comes from
 its own seeded RNG, so --jobs does not change the output. The generator checks
