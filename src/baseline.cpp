@@ -20,14 +20,6 @@ std::vector<int> component_of_modules(const Analysis& a, const CycleReport& r) {
   return comp;
 }
 
-std::string first_line(std::string_view s) {
-  auto nl = s.find('\n');
-  std::string out(nl == std::string_view::npos ? s : s.substr(0, nl));
-  while (!out.empty() && (out.back() == '\r' || out.back() == ' ' || out.back() == '\\')) out.pop_back();
-  if (nl != std::string_view::npos) out += " ...";
-  return out;
-}
-
 // The edges inside each component, with every statement's key.
 struct ComponentEdges {
   std::vector<std::vector<const ImportEdge*>> edges;  // per component
@@ -189,7 +181,7 @@ BaselineComparison compare_with_baseline(const Analysis& a, const CycleReport& r
       if (edge_known) continue;
       const StatementRef& s = e->statements.front();
       c.unknown_edges[k].push_back({e->from, e->to, a.files[s.file].source.display, s.line,
-                                    first_line(a.files[s.file].facts.imports[s.import].text)});
+                                    one_line_statement(a.files[s.file].facts.imports[s.import].text)});
     }
     std::sort(c.unknown_edges[k].begin(), c.unknown_edges[k].end(), [](const UnknownEdge& x, const UnknownEdge& y) {
       return std::tie(x.file, x.line, x.from, x.to) < std::tie(y.file, y.line, y.from, y.to);

@@ -9,13 +9,6 @@ namespace cyclefix {
 
 namespace {
 
-std::string first_line(std::string_view s) {
-  auto nl = s.find('\n');
-  std::string out(nl == std::string_view::npos ? s : s.substr(0, nl));
-  while (!out.empty() && (out.back() == '\r' || out.back() == ' ' || out.back() == '\\')) out.pop_back();
-  if (nl != std::string_view::npos) out += " ...";
-  return out;
-}
 
 Hop make_hop(const Analysis& a, const ImportEdge& e) {
   Hop h;
@@ -25,7 +18,7 @@ Hop make_hop(const Analysis& a, const ImportEdge& e) {
   const FileAnalysis& fa = a.files[s.file];
   h.file = fa.source.display;
   h.line = s.line;
-  h.statement = first_line(fa.facts.imports[s.import].text);
+  h.statement = one_line_statement(fa.facts.imports[s.import].text);
   return h;
 }
 
@@ -33,6 +26,14 @@ Hop make_hop(const Analysis& a, const ImportEdge& e) {
 
 std::string display_name(const ModuleInfo& m) {
   return m.is_package && !m.is_namespace ? m.name + ".__init__" : m.name;
+}
+
+std::string one_line_statement(std::string_view s) {
+  auto nl = s.find('\n');
+  std::string out(nl == std::string_view::npos ? s : s.substr(0, nl));
+  while (!out.empty() && (out.back() == '\r' || out.back() == ' ' || out.back() == '\\')) out.pop_back();
+  if (nl != std::string_view::npos) out += " ...";
+  return out;
 }
 
 std::string loop_text(const Analysis& a, const std::vector<ModuleId>& loop) {
@@ -187,7 +188,7 @@ nlohmann::json analysis_json(const Analysis& a, const CycleReport& r) {
     for (const auto& s : e.statements) {
       stmts.push_back({{"file", a.files[s.file].source.display}, {"line", s.line},
                        {"reason", to_string(s.reason)},
-                       {"statement", first_line(a.files[s.file].facts.imports[s.import].text)}});
+                       {"statement", one_line_statement(a.files[s.file].facts.imports[s.import].text)}});
     }
     edges.push_back({{"from", name(e.from)}, {"to", name(e.to)}, {"statements", stmts}});
   }

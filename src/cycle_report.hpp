@@ -52,6 +52,10 @@ std::string display_name(const ModuleInfo& m);
 // "a -> b.__init__ -> c -> a"
 std::string loop_text(const Analysis& a, const std::vector<ModuleId>& loop);
 
+// An import statement's text on one line: its first line without trailing
+// spaces or backslash, with " ..." when it continues.
+std::string one_line_statement(std::string_view statement_text);
+
 void print_cycles(std::ostream& out, const Analysis& a, const CycleReport& r);
 void print_diagnostics(std::ostream& out, const Analysis& a);
 

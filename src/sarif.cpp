@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "baseline.hpp"
+#include "cycle_report.hpp"
 #include "simulator.hpp"
 
 namespace cyclefix {
@@ -14,14 +15,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string first_line(std::string_view s) {
-  auto nl = s.find('\n');
-  std::string out(nl == std::string_view::npos ? s : s.substr(0, nl));
-  while (!out.empty() && (out.back() == '\r' || out.back() == ' ' || out.back() == '\\')) out.pop_back();
-  if (nl != std::string_view::npos) out += " ...";
-  return out;
-}
 
 json rule(const char* id, const char* name, const char* short_text, const char* full_text, const char* level,
           const char* help) {
@@ -62,7 +55,7 @@ class Locator {
     auto it = by_display_.find(display);
     if (it == by_display_.end()) return {};
     for (const auto& st : a_.files[it->second].facts.imports)
-      if (st.line == line) return first_line(st.text);
+      if (st.line == line) return one_line_statement(st.text);
     return {};
   }
 

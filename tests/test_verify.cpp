@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "shell.hpp"
 #include "verify.hpp"
 
 namespace fs = std::filesystem;
@@ -36,15 +37,8 @@ struct ShellRun {
 };
 
 ShellRun run_shell(const std::string& cmd) {
-  ShellRun r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  auto r = cyclefix::testing_support::run_shell(cmd + " 2>&1");
+  return {r.status, std::move(r.out)};
 }
 
 bool python_runnable() {
