@@ -4,7 +4,9 @@
 #include <cstring>
 #include <chrono>
 #include <fnmatch.h>
+#include <functional>
 #include <future>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -264,6 +266,94 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Bounds the guard's rounds (each pins at least one statement, so it ends anyway).
+constexpr std::size_t kMaxGuardRounds = 20;
+
+// The import statements of `cuts` (indexes into plan.candidates), for the simulator.
+DeferredImports deferred_of(const CutPlan& plan, const std::vector<int>& cuts) {
+  DeferredImports d;
+  for (int c : cuts) d.insert({plan.candidates[c].file, plan.candidates[c].import});
+  return d;
+}
+
+// Whether a fresh interpreter imports `entry` (in `mode`) when `deferred` do not run.
+bool imports(const Analysis& a, EntryMode mode, ModuleId entry, const DeferredImports& deferred) {
+  return !simulate(a, mode, {entry}, deferred).entries.at(0).fails;
+}
+
+// The cuts whose deferral makes `entry` fail: a smallest subset of `cuts` found by
+// halving (restoring it makes the entry import again, with the other cuts deferred).
+// Restoring every cut gives back the tree as it was, where the entry imported.
+std::vector<int> culprits(const Analysis& a, const CutPlan& plan, EntryMode mode, ModuleId entry, std::vector<int> cuts) {
+  auto deferred_without = [&](const std::vector<int>& restored) {
+    std::vector<int> rest;
+    std::set_difference(plan.cuts.begin(), plan.cuts.end(), restored.begin(), restored.end(), std::back_inserter(rest));
+    return deferred_of(plan, rest);
+  };
+  while (cuts.size() > 1) {
+    std::vector<int> low(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2));
+    std::vector<int> high(cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2), cuts.end());
+    if (imports(a, mode, entry, deferred_without(low))) {
+      cuts = std::move(low);
+    } else if (imports(a, mode, entry, deferred_without(high))) {
+      cuts = std::move(high);
+    } else {
+      break;  // it takes cuts from both halves together: keep them all
+    }
+  }
+  return cuts;
+}
+
+// A deferred import changes the order modules load in, and can expose a loop that
+// was harmless before: an entry point that imported can start to fail (SymPy's
+// solvers.decompogen). Simulates both entry modes with the cuts deferred; for each
+// entry that imported before and fails after, pins the cuts that cause it (with the
+// failure as the reason) and solves again, until no entry point breaks.
+void guard_working_imports(const Analysis& a, const SimulatedBefore* given, const std::function<void()>& solve,
+                           CutInstance& inst, CutPlan& plan) {
+  const auto start = std::chrono::steady_clock::now();
+  SimulatedBefore computed;
+  if (!given && !plan.cuts.empty()) {
+    auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
+    computed.normal = simulate(a, EntryMode::Normal);
+    computed.bare = bare.get();
+    given = &computed;
+  }
+  for (std::size_t round = 0; round < kMaxGuardRounds && !plan.cuts.empty(); ++round) {
+    const DeferredImports deferred = deferred_of(plan, plan.cuts);
+    auto bare_run = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare, {}, deferred); });
+    const SimulationResult normal = simulate(a, EntryMode::Normal, {}, deferred);
+    const SimulationResult bare = bare_run.get();
+    std::vector<int> pinned;
+    for (const auto& [before, after] : {std::pair{&given->normal, &normal}, std::pair{&given->bare, &bare}}) {
+      std::set<ModuleId> ok_before;
+      for (const EntryPrediction& e : before->entries)
+        if (!e.fails) ok_before.insert(e.module);
+      for (const EntryPrediction& e : after->entries) {
+        if (!e.fails || !ok_before.count(e.module)) continue;
+        std::vector<int> open;  // cuts not pinned this round
+        std::set_difference(plan.cuts.begin(), plan.cuts.end(), pinned.begin(), pinned.end(), std::back_inserter(open));
+        // This round's pins may already cover it.
+        if (open.size() < plan.cuts.size() && imports(a, after->mode, e.module, deferred_of(plan, open))) continue;
+        const std::string why = "deferring it makes " + display_name(a.modules[e.module]) + " fail to import (" +
+                                std::string(to_string(after->mode)) + " entry" + (e.uncertain ? ", uncertain" : "") +
+                                "): " + e.message;
+        for (int c : culprits(a, plan, after->mode, e.module, open)) {
+          plan.candidates[c].cuttable = false;
+          plan.candidates[c].reason = why;
+          inst.statement_cuttable[c] = 0;
+          inst.statement_cost[c] = 1.0;
+          pinned.insert(std::upper_bound(pinned.begin(), pinned.end(), c), c);
+          ++plan.guarded;
+        }
+      }
+    }
+    if (pinned.empty()) break;
+    solve();
+  }
+  plan.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options) {
@@ -344,15 +434,21 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     CutOptions co;
     co.time_limit_s = options.time_limit_s;
     co.exact = options.exact;
-    CutSolution sol = solve_cuts(inst, co);
-    for (auto s : sol.cut_statements) plan.cuts.push_back(static_cast<int>(s));
-    plan.cost = sol.cost;
-    plan.lower_bound = sol.lower_bound;
-    plan.optimal = sol.optimal;
-    plan.gap = sol.gap();
-    plan.method = sol.method;
-    plan.seconds = sol.seconds;
-    for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
+    auto solve = [&] {
+      CutSolution sol = solve_cuts(inst, co);
+      plan.cuts.assign(sol.cut_statements.begin(), sol.cut_statements.end());
+      std::sort(plan.cuts.begin(), plan.cuts.end());
+      plan.cost = sol.cost;
+      plan.lower_bound = sol.lower_bound;
+      plan.optimal = sol.optimal;
+      plan.gap = sol.gap();
+      plan.method = sol.method;
+      plan.seconds += sol.seconds;
+      plan.unbreakable_loops.clear();
+      for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
+    };
+    solve();
+    if (options.guard) guard_working_imports(a, options.before, solve, inst, plan);
   }
 
   // What is left: the graph without the edges whose statements are all cut.
@@ -442,7 +538,8 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
                   {"remaining_cycles", plan.remaining_cycles},
                   {"skipped_by_select", plan.skipped_by_select},
                   {"unmatched_select", plan.unmatched_select},
-                  {"unbreakable_loops", unbreakable}};
+                  {"unbreakable_loops", unbreakable},
+                  {"guarded", plan.guarded}};
   if (plan.only_failing) {
     auto counts = [](const FailingCounts& c) { return json{{"normal", c.normal}, {"bare", c.bare}}; };
     summary["failing_before"] = counts(plan.failing_before);
@@ -476,6 +573,9 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
         << (plan.converged ? "" : ", stopped before every failure was fixed") << "\n";
   }
   for (const auto& glob : plan.unmatched_select) out << "--select '" << glob << "' matches no module\n";
+  if (plan.guarded)
+    out << plan.guarded << " statement(s) kept at module level: deferring them would break an entry point that "
+        << "imports today (see below)\n";
   for (int i : plan.cuts) {
     const CandidateStatement& c = plan.candidates[i];
     const FileAnalysis& fa = a.files[c.file];

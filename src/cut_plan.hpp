@@ -12,8 +12,14 @@
 
 #include "analysis.hpp"
 #include "cycle_report.hpp"
+#include "simulator.hpp"
 
 namespace cyclefix {
+
+// Both entry modes' simulations of one tree.
+struct SimulatedBefore {
+  SimulationResult normal, bare;
+};
 
 struct PlanOptions {
   bool allow_init_cuts = false;  // names imported in a package __init__ are public API by default
@@ -26,6 +32,11 @@ struct PlanOptions {
   // matches one of these fnmatch(3) globs (`*` also matches dots); the others get
   // no cuts and are not counted as remaining. Empty: every component.
   std::vector<std::string> select;
+  // Pin a cut whose deferral would make an entry point that imports today fail
+  // (simulated in both entry modes), and plan again without it. `before`: the
+  // simulation of the tree as it is, when the caller has it already.
+  bool guard = true;
+  const SimulatedBefore* before = nullptr;
 };
 
 // Cost model (docs/planner.md): one unit per function that gains a local import,
@@ -77,6 +88,7 @@ struct CutPlan {
   std::size_t rounds = 0;         // simulations of both modes
   std::size_t failure_loops = 0;  // distinct loops the cuts hit
   bool converged = true;          // false: stopped while a failure the cuts should fix was still there
+  std::size_t guarded = 0;  // statements pinned because deferring them breaks an entry point (PlanOptions::guard)
 };
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);

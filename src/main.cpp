@@ -370,7 +370,7 @@ struct FixCli {
 
 // Entry points that fail with a circular import, per mode: {normal, bare}.
 // Both entry modes simulated (on two threads): {normal, bare}.
-std::pair<SimulationResult, SimulationResult> simulate_both(const Analysis& a) {
+SimulatedBefore simulate_both(const Analysis& a) {
   auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
   SimulationResult normal = simulate(a, EntryMode::Normal);
   return {std::move(normal), bare.get()};
@@ -423,8 +423,12 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
+  progress.phase("simulate");
+  const SimulatedBefore before_sim = simulate_both(a);  // for the plan's guard and the summary
   progress.phase("plan");
-  CutPlan plan = plan_cuts(a, r, po);
+  PlanOptions guarded = po;
+  guarded.before = &before_sim;
+  CutPlan plan = plan_cuts(a, r, guarded);
   progress.clear();
   // The JSON report is only built when asked for: on large trees it costs as much as the analysis.
   nlohmann::json j = o.json_out.empty() ? nlohmann::json::object() : analysis_json(a, r);
@@ -454,7 +458,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
       std::cout << unified_diff(fr.before, fr.after, display);
   }
   progress.phase("simulate");
-  auto [normal_before, bare_before] = simulate_both(a);
+  const auto& [normal_before, bare_before] = before_sim;
   Analysis after_a = analysis_after(a, rw);
   CycleReport after_r = build_cycle_report(after_a, o.max_loops);
   auto [normal_after, bare_after] = simulate_both(after_a);
@@ -525,14 +529,17 @@ int run_report(const CommonOptions& o, const PlanOptions& po, const RewriteOptio
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
+  progress.phase("simulate");
+  const SimulatedBefore before_sim = simulate_both(a);
+  const auto& [normal, bare_r] = before_sim;
+  attach_failures(r, normal, bare_r);
   progress.phase("plan");
-  CutPlan plan = plan_cuts(a, r, po);
+  PlanOptions guarded = po;
+  guarded.before = &before_sim;
+  CutPlan plan = plan_cuts(a, r, guarded);
   progress.phase("rewrite");
   RewriteResult rw = rewrite(a, r, plan, ro);
   progress.phase("simulate");
-  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
-  SimulationResult normal = simulate(a, EntryMode::Normal), bare_r = bare.get();
-  attach_failures(r, normal, bare_r);
   Analysis after_a = analysis_after(a, rw);
   auto [normal_after, bare_after] = simulate_both(after_a);
   ReportOutcome out{{normal.failing(), bare_r.failing()}, {normal_after.failing(), bare_after.failing()},

@@ -201,6 +201,75 @@ const std::vector<std::pair<std::string, std::string>> kHarmful = {
 
 }  // namespace
 
+// The guard (PlanOptions::guard): `d -> t -> d` is harmless, and `t -> f -> t`
+// (pinned both ways) only works with t loaded before f. pkg.test_d gets that order
+// through d's bottom import; deferring that import (the cheapest cut) would make
+// test_d load f first and fail, so the plan pins it and cuts t's import instead.
+std::vector<std::pair<std::string, std::string>> exposed_loop_tree(bool t_uses_d_in_functions) {
+  return {
+      {"pkg/__init__.py", ""},
+      {"pkg/d.py", "def d_fn():\n    return helper_t()\n\nfrom pkg.t import helper_t\n"},
+      {"pkg/t.py", std::string("def helper_t():\n    return 1\n\nfrom pkg.d import d_fn\nfrom pkg.f import fact\n"
+                               "Y = fact()\n") +
+                       (t_uses_d_in_functions ? "def a():\n    return d_fn()\ndef b():\n    return d_fn()\n" : "")},
+      {"pkg/f.py", "from pkg.t import helper_t\nX = helper_t()\ndef fact():\n    return X\n"},
+      {"pkg/test_d.py", "from pkg.d import d_fn\nfrom pkg.f import fact\n"},
+      // A loop of its own, whose cut breaks nothing: the guard must find the culprit among several cuts.
+      {"pkg/x.py", "from pkg.y import g\ndef f():\n    return g()\n"},
+      {"pkg/y.py", "from pkg.x import f\ndef g():\n    return f()\ndef h():\n    return f()\n"},
+  };
+}
+
+TEST(CutPlanGuard, PinsACutThatWouldBreakAWorkingEntryPoint) {
+  PlanOptions unguarded;
+  unguarded.guard = false;
+  auto naive = plan_of(exposed_loop_tree(true), unguarded);
+  EXPECT_EQ(cut_sites(naive), (std::vector<std::string>{"pkg/d.py:4", "pkg/x.py:1"}));  // the cheapest
+
+  auto p = plan_of(exposed_loop_tree(true));
+  EXPECT_EQ(cut_sites(p), (std::vector<std::string>{"pkg/t.py:4", "pkg/x.py:1"}));
+  EXPECT_EQ(p.plan.guarded, 1u);
+  EXPECT_DOUBLE_EQ(p.plan.cost, 2 * kCostPerStatement + 3 * kCostPerFunction);
+  const auto* d = candidate(p, "pkg/d.py", 4);
+  ASSERT_NE(d, nullptr);
+  EXPECT_FALSE(d->cuttable);
+  EXPECT_NE(d->reason.find("deferring it makes pkg.test_d fail to import (normal entry): cannot import name 'fact' "
+                           "from partially initialized module 'pkg.f'"),
+            std::string::npos)
+      << d->reason;
+
+  // With the cuts deferred, every entry point that imported before still does.
+  DeferredImports deferred;
+  for (int c : p.plan.cuts) deferred.insert({p.plan.candidates[c].file, p.plan.candidates[c].import});
+  for (EntryMode mode : {EntryMode::Normal, EntryMode::Bare}) {
+    SimulationResult before = simulate(p.a, mode), after = simulate(p.a, mode, {}, deferred);
+    ASSERT_EQ(before.entries.size(), after.entries.size());
+    for (std::size_t i = 0; i < before.entries.size(); ++i)
+      EXPECT_TRUE(before.entries[i].fails || !after.entries[i].fails) << p.a.modules[after.entries[i].module].name;
+  }
+}
+
+// When the only cut of a loop would break an entry point, the loop stays.
+TEST(CutPlanGuard, LeavesTheLoopWhenEveryCutBreaksSomething) {
+  auto p = plan_of(exposed_loop_tree(false));  // t's import of d is unused: side effects, pinned
+  EXPECT_EQ(cut_sites(p), std::vector<std::string>{"pkg/x.py:1"});
+  EXPECT_EQ(p.plan.guarded, 1u);
+  EXPECT_EQ(p.plan.remaining_cycles, 1u);
+  EXPECT_EQ(p.plan.unbreakable_loops.size(), 2u);
+}
+
+// Nothing to guard: the plan is the solver's.
+TEST(CutPlanGuard, KeepsCutsThatBreakNothing) {
+  auto p = plan_of({
+      {"p/__init__.py", ""},
+      {"p/a.py", "from p.b import g\ndef f():\n    return g()\n"},
+      {"p/b.py", "from p.a import f\ndef g():\n    return f()\n"},
+  });
+  EXPECT_EQ(p.plan.cuts.size(), 1u);
+  EXPECT_EQ(p.plan.guarded, 0u);
+  EXPECT_EQ(p.plan.remaining_cycles, 0u);
+}
+
 TEST(CutPlanOnlyFailing, HarmlessCycleGetsNoCut) {
   for (EntryMode m : {EntryMode::Normal, EntryMode::Bare})
     EXPECT_EQ(simulate(analysis_of(kHarmless), m).failing(), 0u) << to_string(m);

@@ -7,9 +7,10 @@ with expected.plan). Then the invariants every case must keep:
   * `cyclefix --apply` on a fresh copy gives the same tree byte for byte,
   * every Python file of the result compiles (python3 -m py_compile),
   * a second run on the result prints an empty diff,
-  * where the input had modules failing with a circular import, every module of
-    the result imports first in a fresh interpreter in both entry modes
-    (`cyclefix verify --entry both`), and nothing that imported before fails.
+  * every module of the result that imported first in a fresh interpreter before
+    still does, and every module that failed with a circular import now imports,
+    in both entry modes (`cyclefix verify --entry both`); a case lists in
+    `still_failing` ("MODE MODULE" lines) the failures on loops no cut may break.
 
 Expected files are rewritten only with CYCLEFIX_UPDATE_GOLDEN=1; read the
 change before committing it.
@@ -156,15 +157,20 @@ def main():
             orig = os.path.join(tmp, "original")
             shutil.copytree(os.path.join(case, "input"), os.path.join(orig, "input"), symlinks=True)
             was = circular(cyclefix, orig, [])
-            if any(v == "circular" for v in was.values()):
-                now = circular(cyclefix, work, [])
-                bad = [f"{m} ({mode}): {now.get((mode, m))}" for (mode, m), v in sorted(was.items())
-                       if now.get((mode, m)) != "ok" and (v != "other" or now.get((mode, m)) == "circular")]
-                if bad:
-                    fail("modules that do not import after the rewrite: " + "; ".join(bad))
-                fixed = sum(1 for k, v in was.items() if v == "circular")
-                print(f"ok ({fixed} circular entry point(s) fixed, checked with python3)")
-                return
+            now = circular(cyclefix, work, [])
+            # still_failing: "MODE MODULE" lines, circular failures on a loop no cut may break.
+            still_file = os.path.join(case, "still_failing")
+            still = set()
+            if os.path.exists(still_file):
+                still = {tuple(line.split()) for line in open(still_file) if line.strip()}
+            bad = [f"{m} ({mode}): {now.get((mode, m))}" for (mode, m), v in sorted(was.items())
+                   if now.get((mode, m)) != "ok" and (v == "ok" or now.get((mode, m)) == "circular")
+                   and (mode, m) not in still]
+            if bad:
+                fail("modules that do not import after the rewrite: " + "; ".join(bad))
+            fixed = sum(1 for k, v in was.items() if v == "circular" and now.get(k) == "ok")
+            print(f"ok ({fixed} circular entry point(s) fixed, nothing newly failing, checked with python3)")
+            return
     print("ok")
 
 
