@@ -17,6 +17,21 @@ unsigned effective_jobs(unsigned jobs, std::size_t work) {
   return static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(work, 1)));
 }
 
+// Calls body(i, worker_state) for i in [0, n) on `jobs` threads (this one included);
+// each thread makes its own state first (a parser, say).
+template <class MakeState, class Body>
+void parallel_for(std::size_t n, unsigned jobs, MakeState make_state, Body body) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    auto state = make_state();
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) body(i, state);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < effective_jobs(jobs, n); ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
 // Reads and parses one file; the tree is dropped before returning so memory
 // stays proportional to facts.
 void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& options, FactsCache* cache,
@@ -53,10 +68,36 @@ void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& opt
 
 }  // namespace
 
+ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& options) {
+  std::vector<ContentHash> content(d.files.size());
+  parallel_for(d.files.size(), options.jobs, [] { return 0; }, [&](std::size_t i, int) {
+    const SourceText text = read_source(d.files[i].path, options.max_file_size);
+    content[i] = text.ok ? hash_bytes(text.bytes) : hash_bytes(text.problem + ":" + std::to_string(text.problem_line));
+  });
+  std::string all;
+  auto field = [&](std::string_view s) {
+    all += std::to_string(s.size());
+    all += ':';
+    all += s;
+  };
+  for (const auto& r : d.roots) field(r.string());
+  for (std::size_t i = 0; i < d.files.size(); ++i) {
+    const SourceFile& f = d.files[i];
+    field(f.path.string());
+    field(f.display);
+    field(f.module);
+    field(f.is_package ? "package" : "module");
+    field(content[i].hex());
+  }
+  for (const auto& ns : d.namespace_packages) field(ns);
+  for (const auto& diag : d.diagnostics) field(diag.file + ":" + std::to_string(diag.line) + ": " + diag.message);
+  return hash_bytes(all);
+}
+
 Analysis analyse(const AnalysisOptions& options) {
   Analysis a;
   if (options.progress) options.progress->phase("finding files");
-  a.discovery = discover(options.discovery);
+  a.discovery = options.discovered ? *options.discovered : discover(options.discovery);
   const std::size_t n = a.discovery.files.size();
   a.files.resize(n);
   for (std::size_t i = 0; i < n; ++i) a.files[i].source = a.discovery.files[i];
@@ -72,19 +113,10 @@ Analysis analyse(const AnalysisOptions& options) {
   if (options.progress) options.progress->phase("parsing", n);
 
   std::vector<std::vector<Diagnostic>> per_file(n);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    ts::ParserPtr parser = ts::make_python_parser();
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-      analyse_file(a.files[i], parser.get(), options, cache ? &*cache : nullptr, per_file[i]);
-      if (options.progress) options.progress->advance();
-    }
-  };
-  unsigned jobs = effective_jobs(options.jobs, n);
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  parallel_for(n, options.jobs, [] { return ts::make_python_parser(); }, [&](std::size_t i, ts::ParserPtr& parser) {
+    analyse_file(a.files[i], parser.get(), options, cache ? &*cache : nullptr, per_file[i]);
+    if (options.progress) options.progress->advance();
+  });
 
   a.diagnostics = a.discovery.diagnostics;
   for (std::size_t i = 0; i < n; ++i) {

@@ -27,6 +27,7 @@ struct AnalysisOptions {
   // The facts cache (facts_cache.hpp); empty: none. parse_only never uses it.
   std::filesystem::path cache_dir;
   Progress* progress = nullptr;  // parsing and graph phases, when set
+  const Discovery* discovered = nullptr;  // the files, when the caller already discovered them
 };
 
 struct FileAnalysis {
@@ -57,6 +58,11 @@ struct Analysis {
 };
 
 Analysis analyse(const AnalysisOptions& options);
+
+// A hash of everything analyse() reads from disk for `d`: the roots, each file's
+// path, display name, module name and bytes (or why it cannot be read), the
+// namespace packages and discovery's problems. Reads every file (in parallel).
+ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& options);
 
 // Builds the module index, resolves imports and builds the graph from already
 // collected facts. Exposed for tests that work on in-memory sources.

@@ -648,9 +648,11 @@ std::filesystem::path FactsCache::entry_path(const ContentHash& key) const {
   return dir_ / h.substr(0, 2) / h.substr(2);
 }
 
-std::string encode_entry(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts,
-                         std::uint64_t stamp, std::uint32_t entry_version, std::uint32_t facts_version) {
-  const std::string payload = serialise_facts(facts);
+namespace {
+
+// Header, payload, checksum of both: the framing of facts entries and run records.
+std::string frame(const ContentHash& key, std::uint64_t source_size, std::string_view payload, std::uint64_t stamp,
+                  std::uint32_t entry_version, std::uint32_t facts_version) {
   EntryHeader h;
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.entry_version = entry_version;
@@ -669,36 +671,94 @@ std::string encode_entry(const ContentHash& key, std::uint64_t source_size, cons
   return bytes;
 }
 
-std::optional<ModuleFacts> decode_entry(std::string_view bytes, const ContentHash& key, std::uint64_t source_size,
-                                        std::uint64_t stamp) {
+// The payload of a framed entry, when every field and the checksum match.
+std::optional<std::string_view> unframe(std::string_view bytes, const ContentHash& key, std::uint64_t source_size,
+                                        std::uint64_t stamp, std::uint32_t facts_version) {
   if (bytes.size() < sizeof(EntryHeader) + kChecksumSize) return std::nullopt;
   EntryHeader h;
   std::memcpy(&h, bytes.data(), sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.entry_version != kCacheEntryVersion ||
-      h.facts_version != kFactsFormatVersion || h.build != stamp || h.content_lo != key.lo ||
-      h.content_hi != key.hi || h.source_size != source_size ||
-      h.payload_size != bytes.size() - sizeof h - kChecksumSize) {
+      h.facts_version != facts_version || h.build != stamp || h.content_lo != key.lo || h.content_hi != key.hi ||
+      h.source_size != source_size || h.payload_size != bytes.size() - sizeof h - kChecksumSize) {
     return std::nullopt;
   }
   const std::string_view body = bytes.substr(0, bytes.size() - kChecksumSize);
   std::uint64_t sum;
   std::memcpy(&sum, bytes.data() + body.size(), kChecksumSize);
   if (sum != checksum(body)) return std::nullopt;
-  return deserialise_facts(body.substr(sizeof h));
+  return body.substr(sizeof h);
+}
+
+// The whole file, or nothing when it cannot be opened or read.
+std::optional<std::string> read_entry(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string bytes;
+  const bool read = read_all(fd, bytes);
+  ::close(fd);
+  if (!read) return std::nullopt;
+  return bytes;
+}
+
+// A private temp file renamed over the entry: readers see the old entry, no
+// entry, or the whole new one, never a part. `counter` keeps one process's
+// temp names apart. False when nothing was written.
+bool write_entry(const std::filesystem::path& path, std::string_view bytes, std::atomic<std::size_t>& counter) {
+  const std::filesystem::path tmp =
+      path.parent_path() / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    ::mkdir(path.parent_path().c_str(), 0755);  // the shard; EEXIST when another run made it
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) return false;
+  const bool written = write_all(fd, bytes);
+  if (::close(fd) != 0 || !written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Run records are few and can be large (a whole diff): the oldest go beyond this many.
+constexpr std::size_t kRunRecordsKept = 16;
+
+void prune_run_records(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> records;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().rfind(".tmp.", 0) == 0) continue;
+    std::error_code tec;
+    const auto t = std::filesystem::last_write_time(it->path(), tec);
+    if (!tec) records.emplace_back(t, it->path());
+  }
+  if (records.size() <= kRunRecordsKept) return;
+  std::sort(records.begin(), records.end(), std::greater<>());  // newest first
+  for (std::size_t i = kRunRecordsKept; i < records.size(); ++i) std::filesystem::remove(records[i].second, ec);
+}
+
+}  // namespace
+
+std::string encode_entry(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts,
+                         std::uint64_t stamp, std::uint32_t entry_version, std::uint32_t facts_version) {
+  return frame(key, source_size, serialise_facts(facts), stamp, entry_version, facts_version);
+}
+
+std::optional<ModuleFacts> decode_entry(std::string_view bytes, const ContentHash& key, std::uint64_t source_size,
+                                        std::uint64_t stamp) {
+  const std::optional<std::string_view> payload = unframe(bytes, key, source_size, stamp, kFactsFormatVersion);
+  if (!payload) return std::nullopt;
+  return deserialise_facts(*payload);
 }
 
 std::optional<ModuleFacts> FactsCache::load(const ContentHash& key, std::uint64_t source_size) {
   if (!enabled()) return std::nullopt;
-  const int fd = ::open(entry_path(key).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const std::optional<std::string> bytes = read_entry(entry_path(key));
+  if (!bytes) {
     misses_++;
     return std::nullopt;
   }
-  std::string bytes;
-  const bool read = read_all(fd, bytes);
-  ::close(fd);
-  std::optional<ModuleFacts> facts;
-  if (read) facts = decode_entry(bytes, key, source_size, stamp_);
+  std::optional<ModuleFacts> facts = decode_entry(*bytes, key, source_size, stamp_);
   if (!facts) {
     rejected_++;
     misses_++;
@@ -710,24 +770,25 @@ std::optional<ModuleFacts> FactsCache::load(const ContentHash& key, std::uint64_
 
 void FactsCache::store(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts) {
   if (!enabled()) return;
-  const std::string bytes = encode_entry(key, source_size, facts, stamp_);
-  // A private temp file renamed over the entry: readers see the old entry, no
-  // entry, or the whole new one, never a part.
-  const std::filesystem::path path = entry_path(key);
-  const std::filesystem::path tmp = path.parent_path() / (".tmp." + std::to_string(::getpid()) + "." +
-                                                          std::to_string(tmp_counter_++));
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0 && errno == ENOENT) {
-    ::mkdir(path.parent_path().c_str(), 0755);  // the shard; EEXIST when another run made it
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  }
-  if (fd < 0) return;
-  const bool written = write_all(fd, bytes);
-  if (::close(fd) != 0 || !written || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return;
-  }
-  stored_++;
+  if (write_entry(entry_path(key), encode_entry(key, source_size, facts, stamp_), tmp_counter_)) stored_++;
+}
+
+std::filesystem::path FactsCache::record_path(const ContentHash& key) const { return dir_ / "runs" / key.hex(); }
+
+std::optional<std::string> FactsCache::load_record(const ContentHash& key) {
+  if (!enabled()) return std::nullopt;
+  const std::optional<std::string> bytes = read_entry(record_path(key));
+  if (!bytes) return std::nullopt;
+  const std::optional<std::string_view> payload = unframe(*bytes, key, 0, stamp_, kRunRecordVersion);
+  if (!payload) return std::nullopt;
+  return std::string(*payload);
+}
+
+void FactsCache::store_record(const ContentHash& key, std::string_view payload) {
+  if (!enabled()) return;
+  if (write_entry(record_path(key), frame(key, 0, payload, stamp_, kCacheEntryVersion, kRunRecordVersion),
+                  tmp_counter_))
+    prune_run_records(record_path(key).parent_path());
 }
 
 FactsCacheStats FactsCache::stats() const {

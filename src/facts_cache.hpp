@@ -28,6 +28,8 @@ inline constexpr std::uint32_t kCacheEntryVersion = 1;
 // Bump when what the facts mean changes without the layout changing. Released
 // binaries rely on this; development builds are also separated by build stamp.
 inline constexpr std::uint32_t kFactsFormatVersion = 1;
+// The facts-version field of a run record (run_record.hpp), whose payload is not facts.
+inline constexpr std::uint32_t kRunRecordVersion = 0x52554e01;  // "RUN" 1
 
 struct ContentHash {
   std::uint64_t lo = 0, hi = 0;
@@ -89,6 +91,12 @@ class FactsCache {
   void store(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts);
 
   std::filesystem::path entry_path(const ContentHash& key) const;
+
+  // Whole-run records (run_record.hpp), framed and written like facts entries,
+  // under runs/ (the 16 newest are kept). Not counted in stats().
+  std::optional<std::string> load_record(const ContentHash& key);
+  void store_record(const ContentHash& key, std::string_view payload);
+  std::filesystem::path record_path(const ContentHash& key) const;
   std::uint64_t stamp() const { return stamp_; }
   FactsCacheStats stats() const;
 

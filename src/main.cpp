@@ -6,6 +6,7 @@
 #include <csignal>
 #include <future>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <set>
 
@@ -19,6 +20,7 @@
 #include "html_report.hpp"
 #include "progress.hpp"
 #include "rewrite.hpp"
+#include "run_record.hpp"
 #include "sarif.hpp"
 #include "simulator.hpp"
 #include "split_patches.hpp"
@@ -46,6 +48,8 @@ struct CommonOptions {
   bool simulate = true;
   std::string cache_dir;  // --cache-dir; empty: default_cache_dir()
   bool no_cache = false;
+  std::string config_file;                // the pyproject.toml read (apply_config), if any
+  const Discovery* discovered = nullptr;  // the files, when run_recorded already found them
 };
 
 void add_common(CLI::App* app, CommonOptions& o, bool with_json = true) {
@@ -74,6 +78,7 @@ AnalysisOptions to_analysis_options(const CommonOptions& o, Progress* progress =
   if (!o.no_cache)
     a.cache_dir = o.cache_dir.empty() ? default_cache_dir(a.discovery.paths) : std::filesystem::path(o.cache_dir);
   a.progress = progress;
+  a.discovered = o.discovered;
   return a;
 }
 
@@ -101,6 +106,7 @@ bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po = nullp
     std::cerr << err << "\n";
     return false;
   }
+  o.config_file = c.file.string();
   auto unset = [&](const char* flag) { return cmd.count(flag) == 0; };
   if (c.roots && unset("--root"))
     for (const auto& r : *c.roots) o.roots.push_back(r.string());
@@ -132,6 +138,69 @@ bool write_json(const std::string& where, const nlohmann::json& j) {
     return false;
   }
   return true;
+}
+
+// Runs `body`, a command that reads the tree and prints (and writes --json FILE),
+// or gives back what the same run printed, wrote and returned before
+// (run_record.hpp). The key: the arguments, the working directory, the bytes of
+// the configuration and of `inputs` (other files the command reads), and
+// fingerprint_inputs() of the tree; the facts cache's directory is per build.
+// Failed runs (exit 2) are not recorded. --no-cache turns it off.
+int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, std::vector<std::string> inputs,
+                 const std::function<int(const CommonOptions&)>& body) {
+  const AnalysisOptions ao = to_analysis_options(o);
+  if (ao.cache_dir.empty()) return body(o);
+  FactsCache cache(ao.cache_dir);
+  if (!cache.enabled()) return body(o);  // the analysis says why
+  const Discovery discovered = discover(ao.discovery);
+  std::string key;
+  auto field = [&](std::string_view s) {
+    key += std::to_string(s.size());
+    key += ':';
+    key += s;
+  };
+  field("cyclefix run");
+  for (const auto& a : args) field(a);
+  field(std::filesystem::current_path().string());
+  if (!o.config_file.empty()) inputs.push_back(o.config_file);
+  for (const auto& path : inputs) {
+    std::ifstream in(path, std::ios::binary);
+    field(path);
+    field(in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string("\0unreadable", 11));
+  }
+  field(fingerprint_inputs(discovered, ao).hex());
+  const ContentHash id = hash_bytes(key);
+
+  if (std::optional<std::string> bytes = cache.load_record(id)) {
+    if (std::optional<RecordedRun> run = decode_run(*bytes)) {
+      std::cout << run->out << std::flush;
+      std::cerr << run->err;
+      for (const auto& [path, content] : run->files) {
+        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+        f << content;
+        if (!f.flush()) {
+          std::cerr << "cyclefix: cannot write " << path << "\n";
+          return kExitError;
+        }
+      }
+      return run->exit_code;
+    }
+  }
+  CommonOptions with = o;
+  with.discovered = &discovered;
+  RecordedRun run;
+  {
+    StreamTee out(std::cout, run.out), err(std::cerr, run.err);
+    run.exit_code = body(with);
+  }
+  if (run.exit_code != kExitOk && run.exit_code != kExitFound) return run.exit_code;
+  if (!o.json_out.empty() && o.json_out != "-") {
+    std::ifstream in(o.json_out, std::ios::binary);
+    if (!in) return run.exit_code;
+    run.files.emplace_back(o.json_out, std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  cache.store_record(id, encode_run(run));
+  return run.exit_code;
 }
 
 struct CyclesCli {
@@ -710,14 +779,24 @@ int main(int argc, char** argv) {
                       : *report ? apply_config(*report, report_opts, &report_plan, &report_rewrite)
                                 : apply_config(app, fix_opts, &fix_plan, &fix_rewrite, &fix.target_version);
     if (!configured) return kExitError;
-    if (*cycles) return run_cycles(cycles_opts, cycles_cli);
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (*cycles) {
+      // A run that writes a baseline or an --output file is not replayed.
+      if (!cycles_cli.write_baseline.empty() || !cycles_cli.output.empty())
+        return run_cycles(cycles_opts, cycles_cli);
+      std::vector<std::string> inputs;
+      if (!cycles_cli.baseline.empty()) inputs.push_back(cycles_cli.baseline);
+      return run_recorded(cycles_opts, args, inputs, [&](const CommonOptions& o) { return run_cycles(o, cycles_cli); });
+    }
     if (*graph) return run_graph(graph_opts, graph_format);
     if (*parse) return run_parse(parse_opts);
     if (*sim) return run_simulate(sim_opts, sim_entry);
     if (*verify) return run_verify(ver_opts, ver);
-    if (*plan) return run_plan(plan_opts, plan_cfg);
+    if (*plan) return run_recorded(plan_opts, args, {}, [&](const CommonOptions& o) { return run_plan(o, plan_cfg); });
     if (*report) return run_report(report_opts, report_plan, report_rewrite, report_html);
-    return run_fix(fix_opts, fix_plan, fix_rewrite, fix);
+    if (fix.apply || !fix.split_by.empty()) return run_fix(fix_opts, fix_plan, fix_rewrite, fix);  // they write the tree
+    return run_recorded(fix_opts, args, {},
+                        [&](const CommonOptions& o) { return run_fix(o, fix_plan, fix_rewrite, fix); });
   } catch (const std::exception& e) {
     std::cerr << "cyclefix: fatal: " << e.what() << "\n";
     return kExitError;
