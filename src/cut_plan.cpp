@@ -281,15 +281,18 @@ bool imports(const Analysis& a, EntryMode mode, ModuleId entry, const DeferredIm
   return !simulate(a, mode, {entry}, deferred).entries.at(0).fails;
 }
 
-// The cuts whose deferral makes `entry` fail: a smallest subset of `cuts` found by
-// halving (restoring it makes the entry import again, with the other cuts deferred).
-// Restoring every cut gives back the tree as it was, where the entry imported.
-std::vector<int> culprits(const Analysis& a, const CutPlan& plan, EntryMode mode, ModuleId entry, std::vector<int> cuts) {
+// The cuts whose deferral makes `entry` fail: a small subset of `open` (the cuts not
+// pinned yet, sorted) found by halving; restoring it makes the entry import again
+// with the rest of `open` deferred. Restoring all of `open` gives back the tree as
+// it was, where the entry imported.
+std::vector<int> culprits(const Analysis& a, const CutPlan& plan, EntryMode mode, ModuleId entry,
+                          const std::vector<int>& open) {
   auto deferred_without = [&](const std::vector<int>& restored) {
     std::vector<int> rest;
-    std::set_difference(plan.cuts.begin(), plan.cuts.end(), restored.begin(), restored.end(), std::back_inserter(rest));
+    std::set_difference(open.begin(), open.end(), restored.begin(), restored.end(), std::back_inserter(rest));
     return deferred_of(plan, rest);
   };
+  std::vector<int> cuts = open;
   while (cuts.size() > 1) {
     std::vector<int> low(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2));
     std::vector<int> high(cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2), cuts.end());
