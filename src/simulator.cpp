@@ -1,12 +1,14 @@
 #include "simulator.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <ostream>
-#include <set>
+#include <span>
 #include <unordered_map>
-#include <functional>
-#include <unordered_set>
 
 #include "reachability.hpp"
 
@@ -51,38 +53,473 @@ std::string_view bound_view(const ImportAlias& a, bool is_from) {
   return is_from ? n : n.substr(0, n.find('.'));
 }
 
-std::string parent_of(const std::string& dotted) {
-  auto d = dotted.rfind('.');
-  return d == std::string::npos ? "" : dotted.substr(0, d);
-}
-
-// The bodies each Call event runs: resolved once, shared by every interpreter.
-class CallTargets {
+// The module-name lookups every import needs (ancestors, parent, submodule by
+// name), computed once per simulation so that the interpreter, which replays
+// each module once per entry point, never builds or hashes a dotted name.
+class ModuleLinks {
  public:
-  explicit CallTargets(const CalleeResolver& resolver) : resolver_(resolver) {}
-  const std::vector<BodyRef>& of(int file, int function, const Event& e) {
-    auto it = cache_.find(&e);
-    if (it == cache_.end()) it = cache_.emplace(&e, resolver_.resolve_call(file, function, e.name)).first;
+  explicit ModuleLinks(const ModuleIndex& modules) : parent_(modules.size()), first_ancestor_(modules.size() + 1) {
+    for (ModuleId m = 0; m < modules.size(); ++m) {
+      std::string_view name = modules[m].name;
+      first_ancestor_[m] = ancestors_.size();
+      for (std::size_t dot = name.find('.'); dot != std::string_view::npos; dot = name.find('.', dot + 1))
+        if (auto p = modules.find(name.substr(0, dot))) ancestors_.push_back(*p);
+      if (auto d = name.rfind('.'); d != std::string_view::npos) {
+        if (auto p = modules.find(name.substr(0, d))) {
+          parent_[m] = *p;
+          children_.emplace(Child{*p, name.substr(d + 1)}, m);
+        }
+      }
+    }
+    first_ancestor_[modules.size()] = ancestors_.size();
+  }
+
+  // The modules among m's dotted prefixes, outermost first: what `import m` runs before m.
+  std::span<const ModuleId> ancestors(ModuleId m) const {
+    return {ancestors_.data() + first_ancestor_[m], ancestors_.data() + first_ancestor_[m + 1]};
+  }
+  // The module named by m's name without its last component: where m's name is bound.
+  std::optional<ModuleId> parent(ModuleId m) const { return parent_[m]; }
+  // The module `m.component`.
+  std::optional<ModuleId> child(ModuleId m, std::string_view component) const {
+    auto it = children_.find(Child{m, component});
+    if (it == children_.end()) return std::nullopt;
     return it->second;
   }
 
  private:
-  const CalleeResolver& resolver_;
-  std::unordered_map<const Event*, std::vector<BodyRef>> cache_;
+  struct Child {
+    ModuleId parent;
+    std::string_view component;  // a view into the module's name
+    bool operator==(const Child&) const = default;
+  };
+  struct ChildHash {
+    std::size_t operator()(const Child& c) const {
+      return std::hash<std::string_view>{}(c.component) * 31 + c.parent;
+    }
+  };
+  std::vector<std::optional<ModuleId>> parent_;
+  std::vector<ModuleId> ancestors_;  // every module's list, back to back
+  std::vector<std::size_t> first_ancestor_;
+  std::unordered_map<Child, ModuleId, ChildHash> children_;
 };
 
-// A fresh interpreter importing modules. Copyable: the simulator snapshots the
-// state after `import pkg` and continues from it for every module under pkg.
+// The modules a first-party import statement names, looked up once per
+// simulation rather than once per execution of the statement.
+struct ImportModules {
+  struct Alias {
+    std::vector<ModuleId> path;      // `import a.b.c`: a, a.b, a.b.c, up to the first that is not a module
+    std::optional<ModuleId> module;  // `import`: what the alias binds; `from x import n`: the submodule x.n
+  };
+  std::optional<ModuleId> from;  // `from x import ...`: x
+  std::vector<Alias> aliases;
+};
+
+// Per-event facts of one simulation, resolved on first use and shared by every
+// interpreter of that simulation (which runs on one thread).
+class EventCache {
+ public:
+  EventCache(const Analysis& a, const CalleeResolver& resolver) : a_(a), resolver_(resolver) {}
+
+  // The bodies a Call event runs.
+  const std::vector<BodyRef>& calls(int file, int function, const Event& e) {
+    auto it = calls_.find(&e);
+    if (it == calls_.end()) it = calls_.emplace(&e, resolver_.resolve_call(file, function, e.name)).first;
+    return it->second;
+  }
+
+  // What the first component of a module-level Use event is bound to.
+  const std::optional<ImportBinding>& use_binding(int file, const Event& e) {
+    auto it = uses_.find(&e);
+    if (it == uses_.end()) {
+      std::string_view head = std::string_view(e.name).substr(0, e.name.find('.'));
+      it = uses_.emplace(&e, resolver_.binding(file, head)).first;
+    }
+    return it->second;
+  }
+
+  // The modules of first-party import statement `import` of `file`.
+  const ImportModules& import_modules(int file, int import) {
+    auto [it, fresh] = imports_.try_emplace({file, import});
+    if (!fresh) return it->second;
+    const FileAnalysis& fa = a_.files[file];
+    const ImportStatement& st = fa.facts.imports[import];
+    const ResolvedImport& res = fa.resolved[import];
+    ImportModules& out = it->second;
+    if (st.is_from) {
+      out.from = a_.modules.find(res.absolute_module);
+      for (const ImportAlias& alias : st.names)
+        out.aliases.push_back({{}, a_.modules.find(res.absolute_module + "." + alias.name)});
+      return out;
+    }
+    for (const ImportAlias& alias : st.names) {
+      ImportModules::Alias& al = out.aliases.emplace_back();
+      const std::string& full = alias.name;
+      for (std::size_t dot = 0;;) {
+        std::size_t next = full.find('.', dot);
+        auto id = a_.modules.find(std::string_view(full).substr(0, next));
+        if (!id) break;  // not ours, or missing: not a circular-import question
+        al.path.push_back(*id);
+        if (next == std::string::npos) break;
+        dot = next + 1;
+      }
+      al.module = a_.modules.find(alias.asname.empty() ? full.substr(0, full.find('.')) : full);
+    }
+    return out;
+  }
+
+ private:
+  struct ImportHash {
+    std::size_t operator()(const std::pair<int, int>& k) const {
+      return std::hash<std::uint64_t>{}((std::uint64_t(std::uint32_t(k.first)) << 32) | std::uint32_t(k.second));
+    }
+  };
+  const Analysis& a_;
+  const CalleeResolver& resolver_;
+  std::unordered_map<const Event*, std::vector<BodyRef>> calls_;
+  std::unordered_map<const Event*, std::optional<ImportBinding>> uses_;
+  std::unordered_map<std::pair<int, int>, ImportModules, ImportHash> imports_;
+};
+
+// Whether an import event runs: first-party and not deferred by the planner.
+bool runs_first_party(const FileAnalysis& fa, int file, const Event& e, const DeferredImports& deferred) {
+  return e.kind == Event::Kind::Import && fa.resolved[e.import].first_party &&
+         (deferred.empty() || !deferred.count({file, e.import}));
+}
+
+// The modules an import-time body may run or read, and the function bodies it
+// calls: one node per module body and one per function body. A module on no
+// cycle of this graph is never partially initialised while its own body or a
+// body it calls runs, so its reads (`from m import n`, `m.attr`) cannot fail
+// however the entry reached it: only its imports can, through the modules they
+// run. Reads count as edges too, so the graph over-approximates what the
+// interpreter can do.
+class ReadGraph {
+ public:
+  ReadGraph(const Analysis& a, EventCache& events, const ModuleLinks& links, const DeferredImports& deferred)
+      : a_(a), events_(events), links_(links), deferred_(deferred), first_body_(a.files.size() + 1) {
+    std::size_t bodies = 0;
+    for (std::size_t f = 0; f < a.files.size(); ++f) {
+      first_body_[f] = bodies;
+      if (a.files[f].analysed) bodies += a.files[f].facts.functions.size();
+    }
+    first_body_[a.files.size()] = bodies;
+    edges_.resize(a.modules.size() + bodies);
+    reached_.resize(bodies, false);
+    for (ModuleId m = 0; m < a.modules.size(); ++m) {
+      const ModuleInfo& info = a.modules[m];
+      if (info.is_namespace || info.file < 0 || !a.files[info.file].analysed) continue;
+      add_body(m, info.file, -1, a.files[info.file].facts.events);
+    }
+    // Only the bodies that import-time code can call: resolving every call in
+    // every function would cost more than the simulation on a large library.
+    while (!called_.empty()) {
+      BodyRef b = called_.back();
+      called_.pop_back();
+      add_body(body_node(b.file, b.function), b.file, b.function, a.files[b.file].facts.functions[b.function].events);
+    }
+  }
+
+  // Per module: on no cycle (a self-loop counts).
+  std::vector<bool> acyclic_modules() const {
+    const std::size_t n = edges_.size();
+    // Tarjan's algorithm, iterative: the graph can be deep.
+    std::vector<std::uint32_t> index(n, kUnvisited), low(n, 0);
+    std::vector<bool> on_stack(n, false);
+    std::vector<std::uint32_t> stack;
+    std::vector<std::pair<std::uint32_t, std::size_t>> frames;  // node, next edge
+    std::vector<bool> acyclic(a_.modules.size(), false);
+    std::uint32_t next = 0;
+    for (std::uint32_t root = 0; root < n; ++root) {
+      if (index[root] != kUnvisited) continue;
+      frames.push_back({root, 0});
+      index[root] = low[root] = next++;
+      stack.push_back(root);
+      on_stack[root] = true;
+      while (!frames.empty()) {
+        auto& [v, i] = frames.back();
+        if (i < edges_[v].size()) {
+          std::uint32_t w = edges_[v][i++];
+          if (index[w] == kUnvisited) {
+            index[w] = low[w] = next++;
+            stack.push_back(w);
+            on_stack[w] = true;
+            frames.push_back({w, 0});
+          } else if (on_stack[w]) {
+            low[v] = std::min(low[v], index[w]);
+          }
+          continue;
+        }
+        std::uint32_t done = v;
+        frames.pop_back();
+        if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+        if (low[done] != index[done]) continue;
+        std::uint32_t w = stack.back();
+        stack.pop_back();
+        on_stack[w] = false;
+        if (w == done) {
+          const auto& out = edges_[w];
+          if (w < acyclic.size()) acyclic[w] = std::find(out.begin(), out.end(), w) == out.end();
+          continue;
+        }
+        while (w != done) {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = false;
+        }
+      }
+    }
+    return acyclic;
+  }
+
+  // Whether a function body, or a body it calls, runs a first-party import.
+  std::vector<bool> importing_bodies() const {
+    const std::size_t modules = a_.modules.size();
+    std::vector<std::vector<std::uint32_t>> callers(first_body_.back());
+    std::vector<bool> importing(first_body_.back(), false);
+    std::vector<std::uint32_t> todo;
+    for (std::size_t f = 0; f < a_.files.size(); ++f) {
+      if (!a_.files[f].analysed) continue;
+      const auto& functions = a_.files[f].facts.functions;
+      for (std::size_t i = 0; i < functions.size(); ++i) {
+        std::uint32_t b = std::uint32_t(first_body_[f] + i);
+        if (!reached_[b]) continue;
+        for (std::uint32_t w : edges_[modules + b])
+          if (w >= modules) callers[w - modules].push_back(b);
+        for (const Event& e : functions[i].events)
+          if (!importing[b] && runs_first_party(a_.files[f], int(f), e, deferred_)) {
+            importing[b] = true;
+            todo.push_back(b);
+          }
+      }
+    }
+    while (!todo.empty()) {
+      std::uint32_t b = todo.back();
+      todo.pop_back();
+      for (std::uint32_t c : callers[b])
+        if (!importing[c]) {
+          importing[c] = true;
+          todo.push_back(c);
+        }
+    }
+    return importing;
+  }
+
+  std::size_t body_index(int file, int function) const { return first_body_[file] + function; }
+
+ private:
+  static constexpr std::uint32_t kUnvisited = std::numeric_limits<std::uint32_t>::max();
+
+  std::uint32_t body_node(int file, int function) const {
+    return std::uint32_t(a_.modules.size() + body_index(file, function));
+  }
+
+  void add_module(std::vector<std::uint32_t>& out, ModuleId m) {
+    for (ModuleId p : links_.ancestors(m)) out.push_back(p);  // `import m` runs these first
+    out.push_back(m);
+  }
+
+  // `head.a.b` read from module `m`: m and the submodules m.a, m.a.b.
+  void add_chain(std::vector<std::uint32_t>& out, ModuleId m, std::string_view dotted) {
+    out.push_back(m);
+    auto dot = dotted.find('.');
+    while (dot != std::string_view::npos) {
+      std::string_view rest = dotted.substr(dot + 1);
+      auto next = rest.find('.');
+      auto sub = links_.child(m, rest.substr(0, next));
+      if (!sub) return;
+      out.push_back(m = *sub);
+      dot = next == std::string_view::npos ? next : dot + 1 + next;
+    }
+  }
+
+  void add_body(std::uint32_t node, int file, int function, const std::vector<Event>& events) {
+    const FileAnalysis& fa = a_.files[file];
+    std::vector<std::uint32_t>& out = edges_[node];
+    for (const Event& e : events) {
+      switch (e.kind) {
+        case Event::Kind::Import: {
+          if (!runs_first_party(fa, file, e, deferred_)) break;
+          const ImportModules& mods = events_.import_modules(file, e.import);
+          if (mods.from) add_module(out, *mods.from);
+          for (const auto& alias : mods.aliases) {
+            for (ModuleId m : alias.path) add_module(out, m);
+            if (alias.module) add_module(out, *alias.module);
+          }
+          break;
+        }
+        case Event::Kind::Use: {
+          std::string_view head = std::string_view(e.name).substr(0, e.name.find('.'));
+          if (!e.local) {
+            if (const auto& b = events_.use_binding(file, e)) add_chain(out, b->module, e.name);
+            break;
+          }
+          // Bound by an import in this body: any of them may be the one.
+          for (const Event& i : events) {
+            if (i.kind != Event::Kind::Import || !fa.resolved[i.import].first_party) continue;
+            const ImportStatement& st = fa.facts.imports[i.import];
+            const ImportModules& mods = events_.import_modules(file, i.import);
+            for (std::size_t k = 0; k < st.names.size(); ++k) {
+              if (st.names[k].bound_name(st.is_from) != head) continue;
+              if (auto m = mods.aliases[k].module) add_chain(out, *m, e.name);
+            }
+          }
+          break;
+        }
+        case Event::Kind::Call:
+          for (BodyRef b : events_.calls(file, function, e)) {
+            out.push_back(body_node(b.file, b.function));
+            if (!reached_[body_index(b.file, b.function)]) {
+              reached_[body_index(b.file, b.function)] = true;
+              called_.push_back(b);
+            }
+          }
+          break;
+        case Event::Kind::Bind:
+          break;
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+
+  const Analysis& a_;
+  EventCache& events_;
+  const ModuleLinks& links_;
+  const DeferredImports& deferred_;
+  std::vector<std::size_t> first_body_;  // per file, its first body's index (bodies back to back)
+  std::vector<std::vector<std::uint32_t>> edges_;  // modules first, then bodies
+  std::vector<bool> reached_;      // per body: called by import-time code
+  std::vector<BodyRef> called_;    // reached, edges not added yet
+};
+
+// How a module on no cycle of the ReadGraph runs: its reads cannot fail, so only
+// the events that import (directly or through the bodies they call) are
+// replayed, and the names the body binds are known before it runs.
+struct PlainModule {
+  struct Step {
+    const Event* event;             // an import, or a call into bodies that import
+    const ImportModules* modules;   // imports: what they name
+    std::vector<bool> bound_by_from;  // `from x import ...`: per alias, whether x's body binds the name
+  };
+  std::vector<Step> steps;  // in body order
+  const std::vector<std::string_view>* names = nullptr;  // sorted: what the body binds when it completes
+};
+
+// The modules that run as a PlainModule, each built on first use.
+class PlainModules {
+ public:
+  PlainModules(const Analysis& a, EventCache& events, const ModuleLinks& links, const DeferredImports& deferred)
+      : a_(a),
+        events_(events),
+        deferred_(deferred),
+        graph_(a, events, links, deferred),
+        acyclic_(graph_.acyclic_modules()),
+        importing_(graph_.importing_bodies()),
+        plain_(a.modules.size()),
+        names_(a.modules.size()) {}
+
+  // nullptr when m runs its whole body.
+  const PlainModule* of(ModuleId m) {
+    if (!acyclic_[m]) return nullptr;
+    auto& slot = plain_[m];
+    if (!slot) slot = build(m);
+    return slot->has_value() ? &**slot : nullptr;
+  }
+
+ private:
+  std::optional<PlainModule> build(ModuleId m) {
+    const int file = a_.modules[m].file;
+    const FileAnalysis& fa = a_.files[file];
+    PlainModule p;
+    p.names = &names(m);
+    for (const Event& e : fa.facts.events) {
+      if (e.kind == Event::Kind::Call) {
+        for (BodyRef b : events_.calls(file, -1, e))
+          if (importing_[graph_.body_index(b.file, b.function)]) {
+            p.steps.push_back({&e, nullptr, {}});
+            break;
+          }
+        continue;
+      }
+      if (!runs_first_party(fa, file, e, deferred_)) continue;
+      // A caught failure leaves some names unbound, and a star import binds
+      // what the other module holds at that moment: both need the whole body.
+      const ImportStatement& st = fa.facts.imports[e.import];
+      if (e.guarded || st.star) return std::nullopt;
+      auto& step = p.steps.emplace_back(PlainModule::Step{&e, &events_.import_modules(file, e.import), {}});
+      if (step.modules->from && a_.modules[*step.modules->from].file >= 0) {
+        const auto& x = names(*step.modules->from);
+        for (const ImportAlias& alias : st.names)
+          step.bound_by_from.push_back(std::binary_search(x.begin(), x.end(), std::string_view(alias.name)));
+      }
+    }
+    return p;
+  }
+
+  // What m's body binds when it completes without a caught failure.
+  const std::vector<std::string_view>& names(ModuleId m) {
+    auto& slot = names_[m];
+    if (slot) return *slot;
+    const int file = a_.modules[m].file;
+    const FileAnalysis& fa = a_.files[file];
+    std::vector<std::string_view> out;
+    for (const Event& e : fa.facts.events) {
+      if (e.kind == Event::Kind::Bind) out.push_back(e.name);
+      if (e.kind != Event::Kind::Import || (!deferred_.empty() && deferred_.count({file, e.import}))) continue;
+      const ImportStatement& st = fa.facts.imports[e.import];
+      if (fa.resolved[e.import].first_party) {
+        if (st.star) continue;  // not a PlainModule
+        if (st.is_from && !events_.import_modules(file, e.import).from) continue;  // binds nothing
+      }
+      for (const auto& al : st.names) out.push_back(bound_view(al, st.is_from));
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return *(slot = std::move(out));
+  }
+
+  const Analysis& a_;
+  EventCache& events_;
+  const DeferredImports& deferred_;
+  ReadGraph graph_;
+  std::vector<bool> acyclic_;    // per module
+  std::vector<bool> importing_;  // per function body
+  std::vector<std::optional<std::optional<PlainModule>>> plain_;  // outer: built yet
+  std::vector<std::optional<std::vector<std::string_view>>> names_;
+};
+
+// What the interpreters of one simulation share.
+struct SimulationContext {
+  const Analysis& a;
+  const DeferredImports& deferred;
+  const ModuleLinks& links;
+  EventCache& events;
+  PlainModules& plain;
+};
+
+// A fresh interpreter importing modules. The simulator replays many entries
+// from one state (the fresh one, or the one after `import pkg` for every module
+// under pkg): checkpoint() before an entry, rollback() after it.
 class Interpreter {
  public:
-  Interpreter(const Analysis& a, const CalleeResolver& resolver, CallTargets& calls, const DeferredImports& deferred)
-      : a_(&a), resolver_(&resolver), calls_(&calls), deferred_(&deferred), sys_modules_(a.modules.size()) {}
+  explicit Interpreter(SimulationContext& cx) : cx_(&cx), a_(&cx.a), sys_modules_(cx.a.modules.size()) {}
 
   const EntryPrediction& prediction() const { return out_; }
   bool failed() const { return out_.fails; }
   bool imported(ModuleId m) const {
     const ModuleState* st = sys_modules_.get(m);
     return st && !st->loading;
+  }
+
+  void checkpoint() {
+    saved_.push_back(out_);
+    sys_modules_.checkpoint();
+  }
+  void rollback() {
+    out_ = std::move(saved_.back());
+    saved_.pop_back();
+    sys_modules_.rollback();
   }
 
   // `import m` in this interpreter (parents first, each only if not yet imported).
@@ -101,34 +538,44 @@ class Interpreter {
   void run(ModuleId entry, EntryMode mode) {
     if (mode == EntryMode::Bare) {
       // The entry's ancestors are in sys.modules, but their bodies never ran.
-      std::string name = a_->modules[entry].name;
-      std::vector<std::string> ancestors;
-      for (std::string p = parent_of(name); !p.empty(); p = parent_of(p)) ancestors.insert(ancestors.begin(), p);
-      for (const auto& p : ancestors) {
-        if (auto id = a_->modules.find(p)) {
-          sys_modules_.at(*id).loading = false;
-          sys_modules_.at(*id).bare = true;
-          bind_in_parent(*id);
-        }
+      for (ModuleId p : cx_->links.ancestors(entry)) {
+        ModuleState& st = sys_modules_.at(p);
+        st.loading = false;
+        st.bare = true;
+        bind_in_parent(p);
       }
     }
     import(entry);
   }
 
  private:
-  // Names bound in a module: a sorted vector of views into the facts and module
-  // names, cheap to copy when the interpreter is snapshotted.
+  // Names bound in a module: sorted vectors of views into the facts and module
+  // names, cheap to save when a checkpoint journals the module. A PlainModule's
+  // own names are shared, not copied per entry; `names_` holds the others.
   class NameSet {
    public:
+    void set_base(const std::vector<std::string_view>* base) { base_ = base; }
     void insert(std::string_view n) {
+      if (base_ && std::binary_search(base_->begin(), base_->end(), n)) return;
       auto it = std::lower_bound(names_.begin(), names_.end(), n);
       if (it == names_.end() || *it != n) names_.insert(it, n);
     }
-    bool count(std::string_view n) const { return std::binary_search(names_.begin(), names_.end(), n); }
-    auto begin() const { return names_.begin(); }
-    auto end() const { return names_.end(); }
+    bool count(std::string_view n) const {
+      return (base_ && std::binary_search(base_->begin(), base_->end(), n)) || count_own(n);
+    }
+    // For a name known to be in the base, when there is one.
+    bool count(std::string_view n, bool in_base) const { return (base_ && in_base) || count_own(n); }
+    template <class F>
+    void for_each(F f) const {
+      if (base_)
+        for (std::string_view n : *base_) f(n);
+      for (std::string_view n : names_) f(n);
+    }
 
    private:
+    bool count_own(std::string_view n) const { return std::binary_search(names_.begin(), names_.end(), n); }
+
+    const std::vector<std::string_view>* base_ = nullptr;
     std::vector<std::string_view> names_;
   };
 
@@ -139,31 +586,66 @@ class Interpreter {
     NameSet bound;
   };
 
-  // sys.modules, indexed by module id.
+  // sys.modules, indexed by module id. While a checkpoint is open, the first
+  // change to a module saves its state, so rollback() costs what the entry
+  // touched rather than a copy of the whole table per entry.
   class ModuleTable {
    public:
-    explicit ModuleTable(std::size_t n) : states_(n) {}
-    ModuleState* get(ModuleId m) { return states_[m].present ? &states_[m] : nullptr; }
+    explicit ModuleTable(std::size_t n) : states_(n), saved_in_(n, 0) {}
     const ModuleState* get(ModuleId m) const { return states_[m].present ? &states_[m] : nullptr; }
+    ModuleState* get_mutable(ModuleId m) { return states_[m].present ? &write(m) : nullptr; }
     bool has(ModuleId m) const { return states_[m].present; }
     ModuleState& at(ModuleId m) {
-      states_[m].present = true;
-      return states_[m];
+      ModuleState& st = write(m);
+      st.present = true;
+      return st;
     }
-    void erase(ModuleId m) { states_[m] = ModuleState{}; }
+    void erase(ModuleId m) { write(m) = ModuleState{}; }
+
+    void checkpoint() {
+      marks_.push_back({journal_.size(), segment_});
+      segment_ = ++segments_;
+    }
+    void rollback() {
+      auto [size, segment] = marks_.back();
+      // Newest first: a module saved twice (in an inner checkpoint, then again
+      // after it was rolled back) ends with its oldest saved state.
+      for (; journal_.size() > size; journal_.pop_back())
+        states_[journal_.back().first] = std::move(journal_.back().second);
+      marks_.pop_back();
+      segment_ = segment;
+    }
 
    private:
+    ModuleState& write(ModuleId m) {
+      if (!marks_.empty() && saved_in_[m] != segment_) {
+        journal_.emplace_back(m, states_[m]);
+        saved_in_[m] = segment_;
+      }
+      return states_[m];
+    }
+
     std::vector<ModuleState> states_;
+    std::vector<std::pair<ModuleId, ModuleState>> journal_;
+    std::vector<std::uint64_t> saved_in_;  // the checkpoint segment that last saved each module
+    std::vector<std::pair<std::size_t, std::uint64_t>> marks_;  // journal size and segment at each open checkpoint
+    std::uint64_t segment_ = 0;
+    std::uint64_t segments_ = 0;
   };
 
+  SimulationContext* cx_;
   const Analysis* a_;
-  const CalleeResolver* resolver_;
-  CallTargets* calls_;
-  const DeferredImports* deferred_;
   EntryPrediction out_;
   ModuleTable sys_modules_;
-  std::vector<ChainHop> stack_;
-  std::set<std::pair<int, int>> active_;  // bodies being run (recursion guard)
+  std::vector<EntryPrediction> saved_;  // out_ at each open checkpoint
+  // The chain so far; a ChainHop (which owns its file name) is made only when an entry fails.
+  struct Hop {
+    ModuleId module;
+    const std::string* file;
+    int line;
+  };
+  std::vector<Hop> stack_;
+  std::vector<std::pair<int, int>> active_;  // bodies being run, innermost last (recursion guard)
 
   void unknown(std::string why) {
     out_.uncertain = true;
@@ -175,30 +657,32 @@ class Interpreter {
     return a_->files[file].source.display + ":" + std::to_string(line);
   }
 
+  std::vector<ChainHop> chain() const {
+    std::vector<ChainHop> out;
+    for (const Hop& h : stack_) out.push_back({h.module, *h.file, h.line});
+    return out;
+  }
+
   // A circular-import failure about the partially initialised module `partial`.
   Failure fail(std::string error, std::string message, ModuleId partial) const {
-    return Failure{std::move(error), std::move(message), stack_, true, partial};
+    return Failure{std::move(error), std::move(message), chain(), true, partial};
   }
   Failure fail_not_circular(std::string error, std::string message) const {
-    return Failure{std::move(error), std::move(message), stack_, false, std::nullopt};
+    return Failure{std::move(error), std::move(message), chain(), false, std::nullopt};
   }
 
   void bind_in_parent(ModuleId m) {
-    std::string parent = parent_of(a_->modules[m].name);
-    if (parent.empty()) return;
-    auto p = a_->modules.find(parent);
+    auto p = cx_->links.parent(m);
     if (!p) return;
-    if (ModuleState* st = sys_modules_.get(*p)) st->bound.insert(last_component(a_->modules[m].name));
+    if (ModuleState* st = sys_modules_.get_mutable(*p)) st->bound.insert(last_component(a_->modules[m].name));
   }
 
   MaybeFailure import_module(ModuleId m) {
     if (sys_modules_.has(m)) return std::nullopt;
     // Parents first, each only if not already in sys.modules.
-    const std::string& name = a_->modules[m].name;
-    for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
-      auto p = a_->modules.find(std::string_view(name).substr(0, dot));
-      if (p && !sys_modules_.has(*p)) {
-        if (MaybeFailure f = exec_module(*p)) return f;
+    for (ModuleId p : cx_->links.ancestors(m)) {
+      if (!sys_modules_.has(p)) {
+        if (MaybeFailure f = exec_module(p)) return f;
       }
     }
     if (sys_modules_.has(m)) return std::nullopt;  // a parent's body imported it
@@ -218,8 +702,9 @@ class Interpreter {
         unknown("dynamic import " + d.call + "(" + (d.argument.empty() ? "..." : "'" + d.argument + "'") +
                 ") at import time at " + where(info.file, d.line) + ": not followed");
     }
-    stack_.push_back({m, info.display, 0});
-    MaybeFailure f = run_body(info.file, -1, a_->files[info.file].facts.events);
+    stack_.push_back({m, &info.display, 0});
+    const PlainModule* plain = cx_->plain.of(m);
+    MaybeFailure f = plain ? run_plain(m, *plain) : run_body(info.file, -1, a_->files[info.file].facts.events);
     stack_.pop_back();
     if (f) {
       sys_modules_.erase(m);  // a failed import leaves no module behind
@@ -232,19 +717,58 @@ class Interpreter {
 
   using Locals = std::unordered_map<std::string, ImportBinding>;
 
+  // A PlainModule's body: the same imports and calls as run_body, in the same
+  // order, without the reads that cannot fail and with the names bound up front
+  // (nothing reads them before the body completes).
+  MaybeFailure run_plain(ModuleId m, const PlainModule& p) {
+    const int file = a_->modules[m].file;
+    sys_modules_.at(m).bound.set_base(p.names);
+    for (const PlainModule::Step& s : p.steps) {
+      stack_.back().line = s.event->line;
+      MaybeFailure f = s.modules ? plain_import(file, s) : do_call(file, -1, *s.event);
+      if (f) return f;
+    }
+    return std::nullopt;
+  }
+
+  // do_import without the bindings: what a PlainModule's import runs.
+  MaybeFailure plain_import(int file, const PlainModule::Step& s) {
+    const ImportModules& mods = *s.modules;
+    if (!mods.from) {
+      for (const auto& alias : mods.aliases)
+        for (ModuleId id : alias.path)
+          if (MaybeFailure f = import_module(id)) return f;
+      return std::nullopt;
+    }
+    ModuleId x = *mods.from;
+    if (MaybeFailure f = import_module(x)) return f;
+    const ImportStatement& st = a_->files[file].facts.imports[s.event->import];
+    for (std::size_t i = 0; i < st.names.size(); ++i) {
+      const ModuleState* state = sys_modules_.get(x);
+      if (!state) break;
+      auto sub = mods.aliases[i].module;
+      if (sub && sys_modules_.has(*sub)) continue;  // bound or not, nothing would run
+      // Only a module that ran as a PlainModule has a base: x's own names.
+      bool in_base = i < s.bound_by_from.size() && s.bound_by_from[i];
+      if (!state->bound.count(st.names[i].name, in_base))
+        if (MaybeFailure f = import_missing(file, s.event->import, i, x, sub, *state)) return f;
+    }
+    return std::nullopt;
+  }
+
   MaybeFailure run_body(int file, int function, const std::vector<Event>& events) {
     const FileAnalysis& fa = a_->files[file];
     Locals locals;  // names bound by imports inside this function call
     // A body of another module's function gets its own hop in the chain.
     bool pushed = !stack_.empty() && stack_.back().module != fa.module;
-    if (pushed) stack_.push_back({fa.module, fa.source.display, 0});
+    if (pushed) stack_.push_back({fa.module, &fa.source.display, 0});
     MaybeFailure result;
     for (const Event& e : events) {
       if (!stack_.empty()) stack_.back().line = e.line;
       MaybeFailure f;
       switch (e.kind) {
         case Event::Kind::Import:
-          if (!deferred_->empty() && deferred_->count({file, e.import})) break;  // moved out of import time
+          if (!cx_->deferred.empty() && cx_->deferred.count({file, e.import})) break;  // moved out of import time
           f = do_import(file, function, e, locals);
           if (f && e.guarded) {
             unknown("a circular import failure is caught by try/except at " + where(file, e.line));
@@ -255,7 +779,7 @@ class Interpreter {
           if (function < 0) sys_modules_.at(fa.module).bound.insert(e.name);
           break;
         case Event::Kind::Use:
-          f = check_use(file, e.name, e.local ? &locals : nullptr);
+          f = check_use(file, e, e.local ? &locals : nullptr);
           break;
         case Event::Kind::Call:
           f = do_call(file, function, e);
@@ -278,12 +802,12 @@ class Interpreter {
 
   MaybeFailure do_call(int file, int function, const Event& e) {
     if (active_.size() >= kMaxCallDepth) return std::nullopt;
-    for (BodyRef b : calls_->of(file, function, e)) {
+    for (BodyRef b : cx_->events.calls(file, function, e)) {
       auto key = std::make_pair(b.file, b.function);
-      if (active_.count(key)) continue;
-      active_.insert(key);
+      if (std::find(active_.begin(), active_.end(), key) != active_.end()) continue;
+      active_.push_back(key);
       MaybeFailure f = run_body(b.file, b.function, a_->files[b.file].facts.functions[b.function].events);
-      active_.erase(key);
+      active_.pop_back();
       if (f) return f;
     }
     return std::nullopt;
@@ -305,65 +829,44 @@ class Interpreter {
       for (const auto& al : st.names) bind_here(file, function, bound_view(al, st.is_from));
       return std::nullopt;
     }
+    const ImportModules& mods = cx_->events.import_modules(file, e.import);
     if (!st.is_from) {
-      for (const ImportAlias& alias : st.names) {
-        const std::string& full = alias.name;
-        for (std::size_t dot = 0;;) {
-          std::size_t next = full.find('.', dot);
-          std::string prefix = full.substr(0, next);
-          auto id = a_->modules.find(prefix);
-          if (!id) break;  // not ours, or missing: not a circular-import question
-          if (MaybeFailure f = import_module(*id)) return f;
-          if (next == std::string::npos) break;
-          dot = next + 1;
-        }
+      for (std::size_t i = 0; i < st.names.size(); ++i) {
+        const ImportAlias& alias = st.names[i];
+        for (ModuleId id : mods.aliases[i].path)
+          if (MaybeFailure f = import_module(id)) return f;
         bind_here(file, function, bound_view(alias, false));
-        std::string target = alias.asname.empty() ? full.substr(0, full.find('.')) : full;
-        if (auto id = a_->modules.find(target)) bind_local(locals, alias.bound_name(false), *id);
+        if (auto id = mods.aliases[i].module) bind_local(locals, alias.bound_name(false), *id);
       }
       return std::nullopt;
     }
-    auto x = a_->modules.find(res.absolute_module);
+    auto x = mods.from;
     if (!x) return std::nullopt;
     if (MaybeFailure f = import_module(*x)) return f;
-    ModuleState* state = sys_modules_.get(*x);
+    const ModuleState* state = sys_modules_.get(*x);
     if (!state) return std::nullopt;
     if (st.star) {
       if (state->loading)
         unknown("star import from partially initialized module '" + res.absolute_module + "' at " +
                 where(file, e.line));
       const auto& facts_x = a_->modules[*x].file >= 0 ? &a_->files[a_->modules[*x].file].facts : nullptr;
-      for (const auto& n : state->bound) {
+      state->bound.for_each([&](std::string_view n) {
         bool exported = facts_x && facts_x->dunder_all
                             ? std::count(facts_x->dunder_all->begin(), facts_x->dunder_all->end(), n) > 0
                             : n.rfind('_', 0) != 0;
         if (exported) bind_here(file, function, n);
-      }
+      });
       return std::nullopt;
     }
-    for (const ImportAlias& alias : st.names) {
+    for (std::size_t i = 0; i < st.names.size(); ++i) {
+      const ImportAlias& alias = st.names[i];
+      auto sub = mods.aliases[i].module;
       state = sys_modules_.get(*x);
       if (!state) break;
-      if (!state->bound.count(alias.name)) {
-        const std::string& file_x = a_->modules[*x].display;
-        const std::string in_file = file_x.empty() ? "" : " (" + file_x + ")";
-        if (auto sub = a_->modules.find(res.absolute_module + "." + alias.name)) {
-          if (MaybeFailure f = import_module(*sub)) return f;
-        } else if (state->loading) {
-          return fail("ImportError",
-                      "cannot import name '" + alias.name + "' from partially initialized module '" +
-                          res.absolute_module + "' (most likely due to a circular import)" + in_file,
-                      *x);
-        } else if (state->bare) {
-          // A stub package (bare entry): nothing was ever bound in it.
-          return fail_not_circular("ImportError", "cannot import name '" + alias.name + "' from '" +
-                                                      res.absolute_module + "'" + in_file);
-        }
-        // Otherwise the module finished without binding the name as far as we
-        // can see (dynamic bindings); not a circular-import question.
-      }
+      if (!state->bound.count(alias.name))
+        if (MaybeFailure f = import_missing(file, e.import, i, *x, sub, *state)) return f;
       bind_here(file, function, bound_view(alias, true));
-      if (auto sub = a_->modules.find(res.absolute_module + "." + alias.name))
+      if (sub)
         bind_local(locals, alias.bound_name(true), *sub);
       else
         bind_local(locals, alias.bound_name(true), *x, alias.name);
@@ -371,45 +874,69 @@ class Interpreter {
     return std::nullopt;
   }
 
+  // `from x import name` (alias `i` of import `import`) where x has not bound
+  // the name: the submodule x.name, else a failure if x is partial or a stub.
+  MaybeFailure import_missing(int file, int import, std::size_t i, ModuleId x, std::optional<ModuleId> sub,
+                              const ModuleState& state) {
+    if (sub) return import_module(*sub);
+    const std::string& name = a_->files[file].facts.imports[import].names[i].name;
+    const std::string& absolute = a_->files[file].resolved[import].absolute_module;
+    const std::string& file_x = a_->modules[x].display;
+    const std::string in_file = file_x.empty() ? "" : " (" + file_x + ")";
+    if (state.loading)
+      return fail("ImportError",
+                  "cannot import name '" + name + "' from partially initialized module '" + absolute +
+                      "' (most likely due to a circular import)" + in_file,
+                  x);
+    if (state.bare) {
+      // A stub package (bare entry): nothing was ever bound in it.
+      return fail_not_circular("ImportError", "cannot import name '" + name + "' from '" + absolute + "'" + in_file);
+    }
+    // Otherwise the module finished without binding the name as far as we can
+    // see (dynamic bindings); not a circular-import question.
+    return std::nullopt;
+  }
+
   // `mod.attr` read at import time needs attr bound in mod.
-  MaybeFailure check_use(int file, const std::string& dotted, const Locals* locals) {
+  MaybeFailure check_use(int file, const Event& e, const Locals* locals) {
+    std::string_view dotted = e.name;
     auto dot = dotted.find('.');
-    if (dot == std::string::npos) return std::nullopt;
-    std::optional<ImportBinding> b;
+    if (dot == std::string_view::npos) return std::nullopt;
+    const ImportBinding* b = nullptr;
     if (locals) {
-      auto it = locals->find(dotted.substr(0, dot));
-      if (it != locals->end()) b = it->second;
-    } else {
-      b = resolver_->binding(file, dotted.substr(0, dot));
+      auto it = locals->find(std::string(dotted.substr(0, dot)));
+      if (it != locals->end()) b = &it->second;
+    } else if (const auto& bound = cx_->events.use_binding(file, e)) {
+      b = &*bound;
     }
     if (!b || !b->name.empty()) return std::nullopt;
     ModuleId cur = b->module;
-    std::string rest = dotted.substr(dot + 1);
+    std::string_view rest = dotted.substr(dot + 1);
     while (!rest.empty()) {
       auto d = rest.find('.');
-      std::string attr = rest.substr(0, d);
-      ModuleState* st = sys_modules_.get(cur);
+      std::string_view attr = rest.substr(0, d);
+      const ModuleState* st = sys_modules_.get(cur);
       if (!st) return std::nullopt;
+      auto sub = cx_->links.child(cur, attr);
+      const ModuleState* sub_st = sub ? sys_modules_.get(*sub) : nullptr;
       if (st->bound.count(attr)) {
-        auto sub = a_->modules.find(a_->modules[cur].name + "." + attr);
-        if (!sub || !sys_modules_.has(*sub)) return std::nullopt;  // a value: not followed
+        if (!sub_st) return std::nullopt;  // a value: not followed
         cur = *sub;
-      } else if (auto sub = a_->modules.find(a_->modules[cur].name + "." + attr);
-                 sub && sys_modules_.has(*sub) && sys_modules_.at(*sub).loading) {
+      } else if (sub_st && sub_st->loading) {
         // The submodule is loading: its parent gets the attribute only when it finishes.
         return fail("AttributeError",
-                    "cannot access submodule '" + attr + "' of module '" + a_->modules[cur].name +
+                    "cannot access submodule '" + std::string(attr) + "' of module '" + a_->modules[cur].name +
                         "' (most likely due to a circular import)",
                     *sub);
       } else if (st->loading) {
         return fail("AttributeError",
-                    "partially initialized module '" + a_->modules[cur].name + "' has no attribute '" + attr +
-                        "' (most likely due to a circular import)",
+                    "partially initialized module '" + a_->modules[cur].name + "' has no attribute '" +
+                        std::string(attr) + "' (most likely due to a circular import)",
                     cur);
       } else {
         return std::nullopt;
       }
-      rest = d == std::string::npos ? "" : rest.substr(d + 1);
+      rest = d == std::string_view::npos ? "" : rest.substr(d + 1);
     }
     return std::nullopt;
   }
@@ -427,48 +954,70 @@ SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<M
     for (ModuleId m = 0; m < a.modules.size(); ++m)
       if (!a.modules[m].is_namespace && a.modules[m].file >= 0) todo.push_back(m);
   }
-  CallTargets calls(resolver);
-  const Interpreter fresh(a, resolver, calls, deferred);
-  auto parent_id = [&](ModuleId m) -> std::optional<ModuleId> {
-    std::string p = parent_of(a.modules[m].name);
-    for (; !p.empty(); p = parent_of(p))
-      if (auto id = a.modules.find(p)) return id;
-    return std::nullopt;
+  ModuleLinks links(a.modules);
+  EventCache events(a, resolver);
+  PlainModules plain(a, events, links, deferred);
+  SimulationContext cx{a, deferred, links, events, plain};
+  Interpreter in(cx);
+  r.entries.resize(todo.size());
+  auto record = [&](std::size_t i) {
+    r.entries[i] = in.prediction();
+    r.entries[i].module = todo[i];
   };
-  // Normal entry: `import a.b.c` is `import a`, then `a.b`, then `a.b.c`; the state
-  // after `import P` is the same for every module under P, so it is computed once.
-  std::map<ModuleId, Interpreter> after;
-  std::function<const Interpreter&(ModuleId)> state_after = [&](ModuleId p) -> const Interpreter& {
-    if (auto it = after.find(p); it != after.end()) return it->second;
-    auto parent = parent_id(p);
-    Interpreter st = parent ? state_after(*parent) : fresh;
-    if (!st.failed()) st.import(p);
-    return after.emplace(p, std::move(st)).first->second;
-  };
-  for (ModuleId m : todo) {
-    EntryPrediction p;
-    if (mode == EntryMode::Normal) {
-      auto parent = parent_id(m);
-      if (a.modules[m].is_package) {
-        p = state_after(m).prediction();
-      } else {
-        const Interpreter& base = parent ? state_after(*parent) : fresh;
-        if (base.failed() || base.imported(m)) {
-          p = base.prediction();
-        } else {
-          Interpreter st = base;
-          st.import(m);
-          p = st.prediction();
-        }
-      }
-    } else {
-      Interpreter st = fresh;
-      st.run(m, mode);
-      p = st.prediction();
+  if (mode == EntryMode::Bare) {
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      in.checkpoint();
+      in.run(todo[i], mode);
+      record(i);
+      in.rollback();
     }
-    p.module = m;
-    r.entries.push_back(std::move(p));
+    return r;
   }
+  // Normal entry: `import a.b.c` is `import a`, then `a.b`, then `a.b.c`; the
+  // state after `import P` is the same for every module under P, so it is
+  // computed once, on the way down the package tree, and each module under P
+  // starts from it.
+  auto parent_id = [&](ModuleId m) -> std::optional<ModuleId> {
+    auto anc = cx.links.ancestors(m);
+    if (anc.empty()) return std::nullopt;
+    return anc.back();
+  };
+  std::map<std::optional<ModuleId>, std::vector<std::size_t>> starting_at;  // nullopt: the fresh state
+  std::map<std::optional<ModuleId>, std::vector<ModuleId>> subpackages;
+  std::function<void(ModuleId)> need = [&](ModuleId p) {
+    if (starting_at.count(p)) return;
+    starting_at[p];
+    auto parent = parent_id(p);
+    subpackages[parent].push_back(p);
+    if (parent) need(*parent);
+  };
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    ModuleId m = todo[i];
+    std::optional<ModuleId> base = a.modules[m].is_package ? std::optional<ModuleId>(m) : parent_id(m);
+    if (base) need(*base);
+    starting_at[base].push_back(i);
+  }
+  // After `import p` (or in the fresh state): each entry whose base that is.
+  std::function<void(std::optional<ModuleId>)> visit = [&](std::optional<ModuleId> p) {
+    for (std::size_t i : starting_at[p]) {
+      ModuleId m = todo[i];
+      if (a.modules[m].is_package || in.failed() || in.imported(m)) {
+        record(i);
+      } else {
+        in.checkpoint();
+        in.import(m);
+        record(i);
+        in.rollback();
+      }
+    }
+    for (ModuleId q : subpackages[p]) {
+      in.checkpoint();
+      if (!in.failed()) in.import(q);
+      visit(q);
+      in.rollback();
+    }
+  };
+  visit(std::nullopt);
   return r;
 }
 

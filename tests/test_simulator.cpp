@@ -159,3 +159,75 @@ TEST(Simulator, DynamicImportAtImportTimeIsUncertain) {
       << ea.unknowns[0];
   EXPECT_FALSE(entry(a, r, "c").uncertain);  // only inside a function that never runs
 }
+
+// Modules on no cycle skip their reads (PlainModule). A cycle made only by a
+// read (`p.q.R` needs p.q, which imports b) must keep b's reads.
+TEST(Simulator, CycleThroughAReadKeepsTheRead) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/q.py", "import b\nR = 1\n"},
+      {"b.py", "import p\nX = p.q.R\n"},
+  });
+  auto r = simulate(a, EntryMode::Normal);
+  const auto& e = entry(a, r, "p.q");
+  EXPECT_TRUE(e.fails);
+  EXPECT_EQ(e.error, "AttributeError");
+  EXPECT_EQ(e.message, "cannot access submodule 'q' of module 'p' (most likely due to a circular import)");
+  EXPECT_FALSE(entry(a, r, "b").fails);  // b first: p.q finishes before b reads it
+}
+
+// A module on no cycle still runs the bodies it calls when they import.
+TEST(Simulator, ModuleOnNoCycleRunsItsImportingCalls) {
+  auto a = analysis_of({
+      {"c.py", "def setup():\n    import a\nsetup()\n"},
+      {"a.py", "from b import B\nA = 1\n"},
+      {"b.py", "from a import A\nB = 2\n"},
+  });
+  auto r = simulate(a, EntryMode::Normal);
+  const auto& e = entry(a, r, "c");
+  EXPECT_TRUE(e.fails);
+  ASSERT_EQ(e.chain.size(), 3u);
+  EXPECT_EQ(a.modules[e.chain[0].module].name, "c");
+  EXPECT_EQ(e.chain[0].line, 2);  // the import inside setup()
+}
+
+// A module on no cycle knows its own names before it runs; a stub package's
+// names are not its body's (it never ran), so the read from it must still fail.
+TEST(Simulator, ModuleOnNoCycleReadingAStubFails) {
+  auto a = analysis_of({
+      {"pkg/__init__.py", "VALUE = 1\n"},
+      {"pkg/mod.py", "from pkg import VALUE\n"},
+  });
+  EXPECT_FALSE(entry(a, simulate(a, EntryMode::Normal), "pkg.mod").fails);
+  auto bare = simulate(a, EntryMode::Bare);
+  const auto& e = entry(a, bare, "pkg.mod");
+  EXPECT_TRUE(e.fails);
+  EXPECT_FALSE(e.circular);
+  EXPECT_EQ(e.message, "cannot import name 'VALUE' from 'pkg' (pkg/__init__.py)");
+}
+
+// Entries replay from a shared state and roll it back: a failing entry must not
+// leak into the next one, and simulating one entry predicts what the full run does.
+TEST(Simulator, EntriesDoNotLeakIntoEachOther) {
+  auto a = analysis_of({
+      {"pkg/__init__.py", "from pkg.base import Base\n"},
+      {"pkg/base.py", "Base = 1\n"},
+      {"pkg/x.py", "from pkg.y import Y\nX = 1\n"},
+      {"pkg/y.py", "from pkg.x import X\nY = 2\n"},
+      {"pkg/z.py", "from pkg.x import X\nfrom pkg import Base\n"},
+  });
+  for (EntryMode mode : {EntryMode::Normal, EntryMode::Bare}) {
+    auto all = simulate(a, mode);
+    EXPECT_TRUE(entry(a, all, "pkg.x").fails) << to_string(mode);
+    EXPECT_TRUE(entry(a, all, "pkg.y").fails) << to_string(mode);
+    EXPECT_TRUE(entry(a, all, "pkg.z").fails) << to_string(mode);  // enters the loop at x
+    EXPECT_FALSE(entry(a, all, "pkg.base").fails) << to_string(mode);
+    for (const auto& e : all.entries) {
+      auto one = simulate(a, mode, {e.module});
+      ASSERT_EQ(one.entries.size(), 1u);
+      EXPECT_EQ(one.entries[0].fails, e.fails) << a.modules[e.module].name;
+      EXPECT_EQ(one.entries[0].message, e.message) << a.modules[e.module].name;
+      EXPECT_EQ(one.entries[0].chain.size(), e.chain.size()) << a.modules[e.module].name;
+    }
+  }
+}
