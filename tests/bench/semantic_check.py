@@ -82,13 +82,15 @@ def main():
                          pool.submit(probe, o.python, os.path.abspath(o.after), name, env)))
         bad = 0
         same = lost_moved = 0
-        both_fail = 0
+        both_fail = now_imports = 0
         for f, name, fb, fa in jobs:
             b, a = fb.result(), fa.result()
             if "error" in b:
                 if "error" not in a:
                     print(f"{name}: failed before ({b['error']}), imports after")
+                    now_imports += 1
                 else:
+                    print(f"{name}: fails before and after ({a['error'][:200]})")
                     both_fail += 1
                 continue
             if "error" in a:
@@ -111,7 +113,8 @@ def main():
             else:
                 same += 1
     print(f"semantic check: {len(jobs)} changed modules; {same} with the same attributes, {lost_moved} that lost "
-          f"only names the report lists as moved, {both_fail} that fail to import both before and after, "
+          f"only names the report lists as moved, {now_imports} that failed before and import after, "
+          f"{both_fail} that fail to import both before and after, "
           f"{bad} with an unexplained difference or a new failure")
     sys.exit(1 if bad else 0)
 
