@@ -5,7 +5,6 @@
 #include <chrono>
 #include <fnmatch.h>
 #include <functional>
-#include <future>
 #include <iterator>
 #include <map>
 #include <set>
@@ -199,9 +198,7 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
   sol.method = "trivial";
   sol.optimal = true;
   for (std::size_t round = 1;; ++round) {
-    auto bare_run = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare, {}, deferred); });
-    const SimulationResult normal = simulate(a, EntryMode::Normal, {}, deferred);
-    const SimulationResult bare = bare_run.get();
+    const auto [normal, bare] = simulate_both(a, deferred);
     plan.rounds = round;
     FailingCounts failing, uncertain;
     std::size_t added = 0, repeated = 0;  // repeated: certain failures no new loop explains
@@ -312,21 +309,16 @@ std::vector<int> culprits(const Analysis& a, const CutPlan& plan, EntryMode mode
 // solvers.decompogen). Simulates both entry modes with the cuts deferred; for each
 // entry that imported before and fails after, pins the cuts that cause it (with the
 // failure as the reason) and solves again, until no entry point breaks.
-void guard_working_imports(const Analysis& a, const SimulatedBefore* given, const std::function<void()>& solve,
+void guard_working_imports(const Analysis& a, const BothModes* given, const std::function<void()>& solve,
                            CutInstance& inst, CutPlan& plan) {
   const auto start = std::chrono::steady_clock::now();
-  SimulatedBefore computed;
+  BothModes computed;
   if (!given && !plan.cuts.empty()) {
-    auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
-    computed.normal = simulate(a, EntryMode::Normal);
-    computed.bare = bare.get();
+    computed = simulate_both(a);
     given = &computed;
   }
   for (std::size_t round = 0; round < kMaxGuardRounds && !plan.cuts.empty(); ++round) {
-    const DeferredImports deferred = deferred_of(plan, plan.cuts);
-    auto bare_run = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare, {}, deferred); });
-    const SimulationResult normal = simulate(a, EntryMode::Normal, {}, deferred);
-    const SimulationResult bare = bare_run.get();
+    const auto [normal, bare] = simulate_both(a, deferred_of(plan, plan.cuts));
     std::vector<int> pinned;
     for (const auto& [before, after] : {std::pair{&given->normal, &normal}, std::pair{&given->bare, &bare}}) {
       std::set<ModuleId> ok_before;

@@ -16,11 +16,6 @@
 
 namespace cyclefix {
 
-// Both entry modes' simulations of one tree.
-struct SimulatedBefore {
-  SimulationResult normal, bare;
-};
-
 struct PlanOptions {
   bool allow_init_cuts = false;  // names imported in a package __init__ are public API by default
   double time_limit_s = 10;      // <= 0: no limit (per solve; --only-failing solves once per round)
@@ -36,7 +31,7 @@ struct PlanOptions {
   // (simulated in both entry modes), and plan again without it. `before`: the
   // simulation of the tree as it is, when the caller has it already.
   bool guard = true;
-  const SimulatedBefore* before = nullptr;
+  const BothModes* before = nullptr;
 };
 
 // Cost model (docs/planner.md): one unit per function that gains a local import,

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <future>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -224,15 +223,12 @@ int run_cycles(const CommonOptions& o, const CyclesCli& c) {
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
-  SimulationResult normal, bare_r;
+  BothModes sim;
   bool simulated = false;
   if (!r.components.empty() && o.simulate) {
-    // The two entry modes are independent: simulate them on two threads.
     progress.phase("simulate");
-    auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
-    normal = simulate(a, EntryMode::Normal);
-    bare_r = bare.get();
-    attach_failures(r, normal, bare_r);
+    sim = simulate_both(a);
+    attach_failures(r, sim.normal, sim.bare);
     simulated = true;
   }
   progress.clear();
@@ -256,7 +252,7 @@ int run_cycles(const CommonOptions& o, const CyclesCli& c) {
     if (cmp) print_baseline_comparison(to, a, r, *cmp);
   };
   if (c.format == "sarif") {
-    SarifInputs in{simulated ? &normal : nullptr, simulated ? &bare_r : nullptr, cmp ? &*cmp : nullptr,
+    SarifInputs in{simulated ? &sim.normal : nullptr, simulated ? &sim.bare : nullptr, cmp ? &*cmp : nullptr,
                    std::filesystem::current_path()};
     out << sarif_log(a, r, in).dump(2) << "\n";
     if (!c.output.empty() && o.json_out != "-") print_text(std::cout);
@@ -437,14 +433,6 @@ struct FixCli {
   std::string out_dir;
 };
 
-// Entry points that fail with a circular import, per mode: {normal, bare}.
-// Both entry modes simulated (on two threads): {normal, bare}.
-SimulatedBefore simulate_both(const Analysis& a) {
-  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare); });
-  SimulationResult normal = simulate(a, EntryMode::Normal);
-  return {std::move(normal), bare.get()};
-}
-
 // Entry points predicted to import before and to fail (certainly or not) after:
 // a deferred import can change the order modules load in and expose another loop.
 std::vector<std::string> newly_failing(const Analysis& a, const SimulationResult& before, const Analysis& after_a,
@@ -493,7 +481,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   progress.phase("simulate");
-  const SimulatedBefore before_sim = simulate_both(a);  // for the plan's guard and the summary
+  const BothModes before_sim = simulate_both(a);  // for the plan's guard and the summary
   progress.phase("plan");
   PlanOptions guarded = po;
   guarded.before = &before_sim;
@@ -599,7 +587,7 @@ int run_report(const CommonOptions& o, const PlanOptions& po, const RewriteOptio
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   progress.phase("simulate");
-  const SimulatedBefore before_sim = simulate_both(a);
+  const BothModes before_sim = simulate_both(a);
   const auto& [normal, bare_r] = before_sim;
   attach_failures(r, normal, bare_r);
   progress.phase("plan");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <limits>
 #include <map>
 #include <optional>
@@ -1019,6 +1020,12 @@ SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<M
   };
   visit(std::nullopt);
   return r;
+}
+
+BothModes simulate_both(const Analysis& a, const DeferredImports& deferred) {
+  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare, {}, deferred); });
+  SimulationResult normal = simulate(a, EntryMode::Normal, {}, deferred);
+  return {std::move(normal), bare.get()};
 }
 
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r) {

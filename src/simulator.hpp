@@ -65,6 +65,12 @@ using DeferredImports = std::set<std::pair<int, int>>;
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries = {},
                           const DeferredImports& deferred = {});
 
+// Both entry modes of one tree, simulated on two threads (they are independent).
+struct BothModes {
+  SimulationResult normal, bare;
+};
+BothModes simulate_both(const Analysis& a, const DeferredImports& deferred = {});
+
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r);
 void print_simulation(std::ostream& out, const Analysis& a, const SimulationResult& r);
 
