@@ -5,6 +5,7 @@
 // 2.1.0 output checked against the schema's required fields.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -50,9 +51,10 @@ void put(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
-// Runs a shell command in `cwd`; stdout and stderr captured.
+// Runs a shell command in `cwd`; stdout and stderr captured. The stderr file is
+// per process: ctest -j runs this file's tests side by side.
 CliResult sh(const fs::path& cwd, const std::string& cmd) {
-  fs::path err = fs::path(testing::TempDir()) / "cyclefix_split_stderr.txt";
+  fs::path err = fs::path(testing::TempDir()) / ("cyclefix_split_stderr." + std::to_string(::getpid()) + ".txt");
   std::string full = "cd '" + cwd.string() + "' && " + cmd + " 2>'" + err.string() + "'";
   auto run = cyclefix::testing_support::run_shell(full);
   CliResult r;
