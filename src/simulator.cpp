@@ -1,6 +1,7 @@
 #include "simulator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -221,15 +222,23 @@ class ReadGraph {
     }
   }
 
-  // Per module: on no cycle (a self-loop counts).
-  std::vector<bool> acyclic_modules() const {
+  // The strongly connected components, in the order Tarjan's algorithm
+  // completes them: every edge leaving a component leads to one completed
+  // earlier, so this is a reverse topological order (sinks first).
+  struct Components {
+    std::vector<std::uint32_t> of;                    // per node
+    std::vector<std::vector<std::uint32_t>> members;  // per component
+    std::vector<bool> cyclic;                         // per component: several nodes, or a self-loop
+  };
+  Components components() const {
     const std::size_t n = edges_.size();
+    Components out;
+    out.of.assign(n, kUnvisited);
     // Tarjan's algorithm, iterative: the graph can be deep.
     std::vector<std::uint32_t> index(n, kUnvisited), low(n, 0);
     std::vector<bool> on_stack(n, false);
     std::vector<std::uint32_t> stack;
     std::vector<std::pair<std::uint32_t, std::size_t>> frames;  // node, next edge
-    std::vector<bool> acyclic(a_.modules.size(), false);
     std::uint32_t next = 0;
     for (std::uint32_t root = 0; root < n; ++root) {
       if (index[root] != kUnvisited) continue;
@@ -255,22 +264,38 @@ class ReadGraph {
         frames.pop_back();
         if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
         if (low[done] != index[done]) continue;
-        std::uint32_t w = stack.back();
-        stack.pop_back();
-        on_stack[w] = false;
-        if (w == done) {
-          const auto& out = edges_[w];
-          if (w < acyclic.size()) acyclic[w] = std::find(out.begin(), out.end(), w) == out.end();
-          continue;
-        }
-        while (w != done) {
+        const auto c = std::uint32_t(out.members.size());
+        auto& members = out.members.emplace_back();
+        std::uint32_t w;
+        do {
           w = stack.back();
           stack.pop_back();
           on_stack[w] = false;
-        }
+          out.of[w] = c;
+          members.push_back(w);
+        } while (w != done);
+        const auto& self = edges_[done];
+        out.cyclic.push_back(members.size() > 1 || std::binary_search(self.begin(), self.end(), done));
       }
     }
+    return out;
+  }
+
+  // Per module: on no cycle (a self-loop counts).
+  std::vector<bool> acyclic_modules(const Components& c) const {
+    std::vector<bool> acyclic(a_.modules.size(), false);
+    for (ModuleId m = 0; m < a_.modules.size(); ++m) acyclic[m] = !c.cyclic[c.of[m]];
     return acyclic;
+  }
+
+  const std::vector<std::uint32_t>& successors(std::uint32_t node) const { return edges_[node]; }
+  std::size_t nodes() const { return edges_.size(); }
+  // The module or function body a node stands for (function -1: a module body).
+  BodyRef body_of(std::uint32_t node) const {
+    if (node < a_.modules.size()) return {a_.modules[node].file, -1};
+    std::size_t b = node - a_.modules.size();
+    int file = int(std::upper_bound(first_body_.begin(), first_body_.end(), b) - first_body_.begin()) - 1;
+    return {file, int(b - first_body_[file])};
   }
 
   // Whether a function body, or a body it calls, runs a first-party import.
@@ -415,10 +440,14 @@ class PlainModules {
         events_(events),
         deferred_(deferred),
         graph_(a, events, links, deferred),
-        acyclic_(graph_.acyclic_modules()),
+        components_(graph_.components()),
+        acyclic_(graph_.acyclic_modules(components_)),
         importing_(graph_.importing_bodies()),
         plain_(a.modules.size()),
         names_(a.modules.size()) {}
+
+  const ReadGraph& graph() const { return graph_; }
+  const ReadGraph::Components& components() const { return components_; }
 
   // nullptr when m runs its whole body.
   const PlainModule* of(ModuleId m) {
@@ -458,6 +487,7 @@ class PlainModules {
     return p;
   }
 
+ public:
   // What m's body binds when it completes without a caught failure.
   const std::vector<std::string_view>& names(ModuleId m) {
     auto& slot = names_[m];
@@ -480,14 +510,57 @@ class PlainModules {
     return *(slot = std::move(out));
   }
 
+ private:
   const Analysis& a_;
   EventCache& events_;
   const DeferredImports& deferred_;
   ReadGraph graph_;
+  ReadGraph::Components components_;
   std::vector<bool> acyclic_;    // per module
   std::vector<bool> importing_;  // per function body
   std::vector<std::optional<std::optional<PlainModule>>> plain_;  // outer: built yet
   std::vector<std::optional<std::vector<std::string_view>>> names_;
+};
+
+// Call nesting under which a module may be skipped, and the nesting its
+// import may add: together below kMaxCallDepth, so skipping never hides a call
+// the depth limit would have cut (or the other way round).
+constexpr std::size_t kSkipCallDepth = kMaxCallDepth / 2;
+// Simulations of fewer entries than this run every body (classifying would cost more).
+std::atomic<std::size_t> skip_threshold{32};
+
+// The modules whose import the interpreter may skip: importing one cannot fail
+// or make the entry uncertain, whatever the interpreter holds at that moment,
+// so it is marked imported (with the names its body binds) without running
+// its body. The modules its body would import are imported later, only if a
+// read needs to know whether they are there (Interpreter::expand_skipped).
+//
+// A node of the read graph is settled when every node it leads to is settled,
+// its own body has nothing the model cannot follow (an import-time dynamic
+// import, a star import), and, for a component with a cycle, importing each of
+// its modules first, with the modules below it settled and imported or not,
+// completes without failure or uncertainty (tried once per module). Why that
+// holds from any state: the modules below the component cannot fail; a module
+// above it is never read by it (else it would be in the component); and a
+// component entered again after an earlier entry left some of its modules
+// imported runs a subset of the first run's reads, each of them against a
+// module that is at least as complete.
+//
+// Bare entry adds stubs: the entry's ancestors are in sys.modules but never
+// ran. A node's `stub_bits` are the packages that, as stubs, could change what
+// importing it does: a `from P import name` that is not a submodule (it fails
+// on a stub), or P in a component with a cycle (whose runs were tried with P's
+// body). An entry skips only modules whose bits miss its ancestors.
+struct Settled {
+  const ReadGraph::Components* components = nullptr;
+  std::vector<bool> node;            // per read-graph node
+  std::vector<std::uint32_t> depth;  // per component: call nesting its import may add
+  // Bare entry only.
+  std::vector<std::int32_t> package_bit;  // per module: its bit, or -1 (not a package)
+  std::size_t words = 0;                  // per component
+  std::vector<std::uint64_t> stub_bits;   // components x words
+
+  const std::uint64_t* bits(ModuleId m) const { return stub_bits.data() + components->of[m] * words; }
 };
 
 // What the interpreters of one simulation share.
@@ -497,6 +570,7 @@ struct SimulationContext {
   const ModuleLinks& links;
   EventCache& events;
   PlainModules& plain;
+  const Settled* settled = nullptr;  // none: every import runs its body
 };
 
 // A fresh interpreter importing modules. The simulator replays many entries
@@ -514,14 +588,29 @@ class Interpreter {
   }
 
   void checkpoint() {
-    saved_.push_back(out_);
+    saved_.push_back({out_, skipped_.size(), expanded_});
     sys_modules_.checkpoint();
   }
   void rollback() {
-    out_ = std::move(saved_.back());
+    Saved& s = saved_.back();
+    out_ = std::move(s.out);
+    skipped_.resize(s.skipped);
+    expanded_ = s.expanded;
     saved_.pop_back();
     sys_modules_.rollback();
   }
+
+  // Settled-module tests (classify()): import m with its ancestors outside
+  // `component` already imported, as they are when the component is entered at m.
+  void enter(ModuleId m, std::uint32_t component) {
+    max_active_ = 0;
+    for (ModuleId p : cx_->links.ancestors(m))
+      if (cx_->settled->components->of[p] != component && !sys_modules_.has(p)) mark_imported(p);
+    import(m);
+  }
+  std::size_t max_call_depth() const { return max_active_; }
+  // Module imports skipped so far, over every entry (rolled back or not).
+  std::size_t skipped_total() const { return skipped_total_; }
 
   // `import m` in this interpreter (parents first, each only if not yet imported).
   void import(ModuleId m) {
@@ -537,6 +626,7 @@ class Interpreter {
   }
 
   void run(ModuleId entry, EntryMode mode) {
+    stub_bits_.clear();
     if (mode == EntryMode::Bare) {
       // The entry's ancestors are in sys.modules, but their bodies never ran.
       for (ModuleId p : cx_->links.ancestors(entry)) {
@@ -544,6 +634,9 @@ class Interpreter {
         st.loading = false;
         st.bare = true;
         bind_in_parent(p);
+        if (const Settled* s = cx_->settled; s && s->words)
+          if (std::int32_t bit = s->package_bit[p]; bit >= 0)
+            stub_bits_.push_back({std::size_t(bit) / 64, std::uint64_t(1) << (bit % 64)});
       }
     }
     import(entry);
@@ -638,7 +731,19 @@ class Interpreter {
   const Analysis* a_;
   EntryPrediction out_;
   ModuleTable sys_modules_;
-  std::vector<EntryPrediction> saved_;  // out_ at each open checkpoint
+  struct Saved {
+    EntryPrediction out;
+    std::size_t skipped, expanded;
+  };
+  std::vector<Saved> saved_;  // at each open checkpoint
+  // Settled modules imported without running their bodies, in order; those
+  // from expanded_ on have not had their bodies' imports run yet.
+  std::vector<ModuleId> skipped_;
+  std::size_t expanded_ = 0;
+  bool expanding_ = false;
+  std::vector<std::pair<std::size_t, std::uint64_t>> stub_bits_;  // bare entry: the stubs' (word, mask)
+  std::size_t max_active_ = 0;
+  std::size_t skipped_total_ = 0;
   // The chain so far; a ChainHop (which owns its file name) is made only when an entry fails.
   struct Hop {
     ModuleId module;
@@ -690,8 +795,77 @@ class Interpreter {
     return exec_module(m);
   }
 
+  // Whether importing m may skip its body (see Settled).
+  bool may_skip(ModuleId m) const {
+    const Settled* s = cx_->settled;
+    if (!s || expanding_ || active_.size() >= kSkipCallDepth || !s->node[m]) return false;
+    if (!stub_bits_.empty()) {
+      const std::uint64_t* bits = s->bits(m);
+      for (auto [word, mask] : stub_bits_)
+        if (bits[word] & mask) return false;
+    }
+    return true;
+  }
+
+  // m imported and complete, its body not run.
+  void mark_imported(ModuleId m) {
+    ModuleState& st = sys_modules_.at(m);
+    st.loading = false;
+    const ModuleInfo& info = a_->modules[m];
+    if (!info.is_namespace && info.file >= 0 && a_->files[info.file].analysed)
+      st.bound.set_base(&cx_->plain.names(m));
+    bind_in_parent(m);
+  }
+
+  // Runs the imports of the skipped modules' bodies, so that sys.modules holds
+  // what it would hold had they run. Settled bodies cannot fail; nothing the
+  // entry's own frames hold changes what they import, so they run outside them.
+  void expand_skipped() {
+    if (expanded_ == skipped_.size()) return;
+    expanding_ = true;
+    std::vector<std::pair<int, int>> active;
+    active.swap(active_);
+    for (; expanded_ < skipped_.size(); ++expanded_) {
+      ModuleId m = skipped_[expanded_];
+      const ModuleInfo& info = a_->modules[m];
+      stack_.push_back({m, &info.display, 0});
+      const PlainModule* plain = cx_->plain.of(m);
+      if (plain)
+        run_plain(m, *plain);
+      else
+        run_body(info.file, -1, a_->files[info.file].facts.events);
+      stack_.pop_back();
+    }
+    active_.swap(active);
+    expanding_ = false;
+  }
+
+  // Whether reading `head.rest` (head: the module the first name is bound to)
+  // could see a module that only the skipped bodies import.
+  bool may_see_skipped(ModuleId head, std::string_view rest) const {
+    auto unseen = [&](ModuleId m) { return cx_->settled->node[m] && !sys_modules_.has(m); };
+    if (unseen(head)) return true;
+    for (ModuleId cur = head; !rest.empty();) {
+      auto d = rest.find('.');
+      auto sub = cx_->links.child(cur, rest.substr(0, d));
+      if (!sub) return false;
+      if (unseen(*sub)) return true;
+      cur = *sub;
+      rest = d == std::string_view::npos ? "" : rest.substr(d + 1);
+    }
+    return false;
+  }
+
   MaybeFailure exec_module(ModuleId m) {
     const ModuleInfo& info = a_->modules[m];
+    if (info.file >= 0 && !info.is_namespace && a_->files[info.file].analysed && may_skip(m)) {
+      const Settled& s = *cx_->settled;
+      max_active_ = std::max(max_active_, active_.size() + s.depth[s.components->of[m]]);
+      mark_imported(m);
+      skipped_.push_back(m);
+      ++skipped_total_;
+      return std::nullopt;
+    }
     sys_modules_.at(m).loading = true;
     if (info.is_namespace || info.file < 0 || !a_->files[info.file].analysed) {
       sys_modules_.at(m).loading = false;
@@ -807,6 +981,7 @@ class Interpreter {
       auto key = std::make_pair(b.file, b.function);
       if (std::find(active_.begin(), active_.end(), key) != active_.end()) continue;
       active_.push_back(key);
+      max_active_ = std::max(max_active_, active_.size());
       MaybeFailure f = run_body(b.file, b.function, a_->files[b.file].facts.functions[b.function].events);
       active_.pop_back();
       if (f) return f;
@@ -847,6 +1022,10 @@ class Interpreter {
     const ModuleState* state = sys_modules_.get(*x);
     if (!state) return std::nullopt;
     if (st.star) {
+      if (expanded_ < skipped_.size()) {
+        expand_skipped();  // the names a star import binds include submodules the skipped bodies import
+        state = sys_modules_.get(*x);
+      }
       if (state->loading)
         unknown("star import from partially initialized module '" + res.absolute_module + "' at " +
                 where(file, e.line));
@@ -913,6 +1092,7 @@ class Interpreter {
     if (!b || !b->name.empty()) return std::nullopt;
     ModuleId cur = b->module;
     std::string_view rest = dotted.substr(dot + 1);
+    if (expanded_ < skipped_.size() && may_see_skipped(cur, rest)) expand_skipped();
     while (!rest.empty()) {
       auto d = rest.find('.');
       std::string_view attr = rest.substr(0, d);
@@ -943,7 +1123,101 @@ class Interpreter {
   }
 };
 
+// Whether a module's own body holds something the interpreter reports as
+// uncertain, or binds names only known when it runs (a star import).
+bool quiet_body(const Analysis& a, ModuleId m, const DeferredImports& deferred) {
+  const ModuleInfo& info = a.modules[m];
+  if (info.is_namespace || info.file < 0 || !a.files[info.file].analysed) return true;
+  const FileAnalysis& fa = a.files[info.file];
+  for (const DynamicImport& d : fa.facts.dynamic_imports)
+    if (d.at_import_time) return false;
+  for (const Event& e : fa.facts.events)
+    if (runs_first_party(fa, info.file, e, deferred) && fa.facts.imports[e.import].star) return false;
+  return true;
+}
+
+// Computes `settled` (see Settled), components sinks first, so that a
+// component's tests run with everything below it already settled.
+void classify(SimulationContext& cx, Settled& settled, bool bare) {
+  const Analysis& a = cx.a;
+  const ReadGraph& g = cx.plain.graph();
+  const ReadGraph::Components& comps = cx.plain.components();
+  const std::size_t modules = a.modules.size();
+  settled.components = &comps;
+  settled.node.assign(g.nodes(), false);
+  settled.depth.assign(comps.members.size(), 0);
+  if (bare) {
+    settled.package_bit.assign(modules, -1);
+    std::int32_t packages = 0;
+    for (ModuleId m = 0; m < modules; ++m)
+      if (auto p = cx.links.parent(m); p && settled.package_bit[*p] < 0) settled.package_bit[*p] = packages++;
+    settled.words = (std::size_t(packages) + 63) / 64;
+    settled.stub_bits.assign(comps.members.size() * settled.words, 0);
+  }
+  auto set_bit = [&](std::uint32_t c, ModuleId p) {
+    if (std::int32_t bit = settled.package_bit[p]; bit >= 0)
+      settled.stub_bits[c * settled.words + std::size_t(bit) / 64] |= std::uint64_t(1) << (bit % 64);
+  };
+  Interpreter tester(cx);
+  for (std::uint32_t c = 0; c < comps.members.size(); ++c) {
+    const auto& members = comps.members[c];
+    bool ok = true;
+    std::size_t depth = 0;  // the call nesting below this component
+    bool has_module = false;
+    for (std::uint32_t v : members) {
+      for (std::uint32_t w : g.successors(v)) {
+        std::uint32_t cw = comps.of[w];
+        if (cw == c) continue;
+        ok = ok && settled.node[w];
+        depth = std::max<std::size_t>(depth, settled.depth[cw] + (w >= modules ? 1 : 0));
+        if (bare)
+          for (std::size_t i = 0; i < settled.words; ++i)
+            settled.stub_bits[c * settled.words + i] |= settled.stub_bits[cw * settled.words + i];
+      }
+      if (v < modules) ok = ok && quiet_body(a, v, cx.deferred);
+      has_module = has_module || v < modules;
+      if (!bare) continue;
+      // `from P import name` that is no submodule of P: fails when P is a stub.
+      BodyRef body = g.body_of(v);
+      if (body.file < 0 || !a.files[body.file].analysed) continue;
+      const FileAnalysis& fa = a.files[body.file];
+      const auto& events = body.function < 0 ? fa.facts.events : fa.facts.functions[body.function].events;
+      for (const Event& e : events) {
+        if (!runs_first_party(fa, body.file, e, cx.deferred)) continue;
+        const ImportModules& mods = cx.events.import_modules(body.file, e.import);
+        if (!mods.from) continue;
+        for (const auto& alias : mods.aliases)
+          if (!alias.module) set_bit(c, *mods.from);
+      }
+      if (v < modules && comps.cyclic[c]) set_bit(c, v);
+    }
+    if (ok && comps.cyclic[c] && !has_module) {
+      // Functions calling each other: each runs at most once on the call
+      // stack (the interpreter's recursion guard).
+      depth += members.size();
+    } else if (ok && comps.cyclic[c]) {
+      // Enter the component at each of its modules; the runs measure the call nesting.
+      std::size_t inner = 0;
+      for (std::uint32_t v : members) {
+        if (v >= modules) continue;
+        tester.checkpoint();
+        tester.enter(v, c);
+        ok = !tester.failed() && !tester.prediction().uncertain;
+        inner = std::max(inner, tester.max_call_depth());
+        tester.rollback();
+        if (!ok) break;
+      }
+      depth = inner;
+    }
+    if (!ok || depth >= kSkipCallDepth) continue;
+    settled.depth[c] = std::uint32_t(depth);
+    for (std::uint32_t v : members) settled.node[v] = true;
+  }
+}
+
 }  // namespace
+
+void set_simulator_skip_threshold(std::size_t entries) { skip_threshold = entries; }
 
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries,
                           const DeferredImports& deferred) {
@@ -959,11 +1233,20 @@ SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<M
   EventCache events(a, resolver);
   PlainModules plain(a, events, links, deferred);
   SimulationContext cx{a, deferred, links, events, plain};
+  // Classifying costs a pass over the read graph and a run per module in a
+  // cycle: worth it when many entries share it, not for the planner's
+  // single-entry checks.
+  Settled settled;
+  if (todo.size() >= skip_threshold.load()) {
+    cx.settled = &settled;
+    classify(cx, settled, mode == EntryMode::Bare);
+  }
   Interpreter in(cx);
   r.entries.resize(todo.size());
   auto record = [&](std::size_t i) {
     r.entries[i] = in.prediction();
     r.entries[i].module = todo[i];
+    r.skipped = in.skipped_total();
   };
   if (mode == EntryMode::Bare) {
     for (std::size_t i = 0; i < todo.size(); ++i) {

@@ -51,6 +51,7 @@ struct EntryPrediction {
 struct SimulationResult {
   EntryMode mode = EntryMode::Normal;
   std::vector<EntryPrediction> entries;  // one per simulated module, in module order
+  std::size_t skipped = 0;  // module imports that did not run the module's body (settled modules)
   std::size_t failing() const;  // circular failures
   std::size_t uncertain() const;
 };
@@ -64,6 +65,12 @@ using DeferredImports = std::set<std::pair<int, int>>;
 // `entries`, when given), skipping the `deferred` statements.
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries = {},
                           const DeferredImports& deferred = {});
+
+// Simulations of at least this many entries (default 32) first find the
+// modules whose import can neither fail nor be uncertain, and import those
+// without running their bodies; the predictions are the same either way. 0:
+// always; SIZE_MAX: never. For tests and measurements.
+void set_simulator_skip_threshold(std::size_t entries);
 
 // Both entry modes of one tree, simulated on two threads (they are independent).
 struct BothModes {
