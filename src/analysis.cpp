@@ -200,4 +200,8 @@ void build_graph(Analysis& a) {
   a.graph.finish();
 }
 
+void release_rewrite_facts(Analysis& a) {
+  for (FileAnalysis& fa : a.files) std::vector<NameUse>().swap(fa.facts.uses);
+}
+
 }  // namespace cyclefix

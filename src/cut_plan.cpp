@@ -274,16 +274,17 @@ DeferredImports deferred_of(const CutPlan& plan, const std::vector<int>& cuts) {
 }
 
 // Whether a fresh interpreter imports `entry` (in `mode`) when `deferred` do not run.
-bool imports(const Analysis& a, EntryMode mode, ModuleId entry, const DeferredImports& deferred) {
-  return !simulate(a, mode, {entry}, deferred).entries.at(0).fails;
+bool imports(const Analysis& a, const CalleeResolver& resolver, EntryMode mode, ModuleId entry,
+             const DeferredImports& deferred) {
+  return !simulate(a, resolver, mode, {entry}, deferred).entries.at(0).fails;
 }
 
 // The cuts whose deferral makes `entry` fail: a small subset of `open` (the cuts not
 // pinned yet, sorted) found by halving; restoring it makes the entry import again
 // with the rest of `open` deferred. Restoring all of `open` gives back the tree as
 // it was, where the entry imported.
-std::vector<int> culprits(const Analysis& a, const CutPlan& plan, EntryMode mode, ModuleId entry,
-                          const std::vector<int>& open) {
+std::vector<int> culprits(const Analysis& a, const CalleeResolver& resolver, const CutPlan& plan, EntryMode mode,
+                          ModuleId entry, const std::vector<int>& open) {
   auto deferred_without = [&](const std::vector<int>& restored) {
     std::vector<int> rest;
     std::set_difference(open.begin(), open.end(), restored.begin(), restored.end(), std::back_inserter(rest));
@@ -293,9 +294,9 @@ std::vector<int> culprits(const Analysis& a, const CutPlan& plan, EntryMode mode
   while (cuts.size() > 1) {
     std::vector<int> low(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2));
     std::vector<int> high(cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2), cuts.end());
-    if (imports(a, mode, entry, deferred_without(low))) {
+    if (imports(a, resolver, mode, entry, deferred_without(low))) {
       cuts = std::move(low);
-    } else if (imports(a, mode, entry, deferred_without(high))) {
+    } else if (imports(a, resolver, mode, entry, deferred_without(high))) {
       cuts = std::move(high);
     } else {
       break;  // it takes cuts from both halves together: keep them all
@@ -317,6 +318,7 @@ void guard_working_imports(const Analysis& a, const BothModes* given, const std:
     computed = simulate_both(a);
     given = &computed;
   }
+  std::optional<CalleeResolver> resolver;  // for single-entry checks, built on first use
   for (std::size_t round = 0; round < kMaxGuardRounds && !plan.cuts.empty(); ++round) {
     const auto [normal, bare] = simulate_both(a, deferred_of(plan, plan.cuts));
     std::vector<int> pinned;
@@ -326,14 +328,16 @@ void guard_working_imports(const Analysis& a, const BothModes* given, const std:
         if (!e.fails) ok_before.insert(e.module);
       for (const EntryPrediction& e : after->entries) {
         if (!e.fails || !ok_before.count(e.module)) continue;
+        if (!resolver) resolver.emplace(a.files, a.modules);
         std::vector<int> open;  // cuts not pinned this round
         std::set_difference(plan.cuts.begin(), plan.cuts.end(), pinned.begin(), pinned.end(), std::back_inserter(open));
         // This round's pins may already cover it.
-        if (open.size() < plan.cuts.size() && imports(a, after->mode, e.module, deferred_of(plan, open))) continue;
+        if (open.size() < plan.cuts.size() && imports(a, *resolver, after->mode, e.module, deferred_of(plan, open)))
+          continue;
         const std::string why = "deferring it makes " + display_name(a.modules[e.module]) + " fail to import (" +
                                 std::string(to_string(after->mode)) + " entry" + (e.uncertain ? ", uncertain" : "") +
                                 "): " + e.message;
-        for (int c : culprits(a, plan, after->mode, e.module, open)) {
+        for (int c : culprits(a, *resolver, plan, after->mode, e.module, open)) {
           plan.candidates[c].cuttable = false;
           plan.candidates[c].reason = why;
           inst.statement_cuttable[c] = 0;

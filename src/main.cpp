@@ -223,6 +223,7 @@ int run_cycles(const CommonOptions& o, const CyclesCli& c) {
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
+  release_rewrite_facts(a);
   BothModes sim;
   bool simulated = false;
   if (!r.components.empty() && o.simulate) {
@@ -291,6 +292,7 @@ int run_graph(const CommonOptions& o, const std::string& format) {
 int run_simulate(const CommonOptions& o, const std::string& entry) {
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
+  release_rewrite_facts(a);
   std::vector<EntryMode> modes;
   if (entry == "normal" || entry == "both") modes.push_back(EntryMode::Normal);
   if (entry == "bare" || entry == "both") modes.push_back(EntryMode::Bare);

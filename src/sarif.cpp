@@ -40,8 +40,8 @@ class Locator {
     return "file://" + uri_encode_path(r);
   }
 
-  json artifact(const std::string& display) const {
-    auto it = by_display_.find(display);
+  json artifact(std::string_view display) const {
+    auto it = by_display_.find(std::string(display));
     fs::path p = it == by_display_.end() ? fs::path(display) : a_.files[it->second].source.path;
     fs::path abs = fs::absolute(p).lexically_normal();
     fs::path rel = abs.lexically_relative(root_);
@@ -51,15 +51,15 @@ class Locator {
   }
 
   // The first line of the import statement at `line` of the file, or "".
-  std::string statement_at(const std::string& display, int line) const {
-    auto it = by_display_.find(display);
+  std::string statement_at(std::string_view display, int line) const {
+    auto it = by_display_.find(std::string(display));
     if (it == by_display_.end()) return {};
     for (const auto& st : a_.files[it->second].facts.imports)
       if (st.line == line) return one_line_statement(st.text);
     return {};
   }
 
-  json physical(const std::string& display, int line, const std::string& snippet) const {
+  json physical(std::string_view display, int line, const std::string& snippet) const {
     json p = {{"artifactLocation", artifact(display)}};
     if (line > 0) {
       p["region"] = {{"startLine", line}};
@@ -71,7 +71,7 @@ class Locator {
     return p;
   }
 
-  json location(const std::string& display, int line, const std::string& snippet,
+  json location(std::string_view display, int line, const std::string& snippet,
                 const std::string& message = {}) const {
     json l = {{"physicalLocation", physical(display, line, snippet)}};
     if (!message.empty()) l["message"] = {{"text", message}};

@@ -557,10 +557,11 @@ struct Settled {
   std::vector<std::uint32_t> depth;  // per component: call nesting its import may add
   // Bare entry only.
   std::vector<std::int32_t> package_bit;  // per module: its bit, or -1 (not a package)
-  std::size_t words = 0;                  // per component
-  std::vector<std::uint64_t> stub_bits;   // components x words
+  std::size_t words = 0;                  // per row of bits
+  std::vector<std::uint64_t> rows;        // rows of `words` words; row 0 is all zero
+  std::vector<std::uint32_t> row_of;      // per component (most share a row, or have none)
 
-  const std::uint64_t* bits(ModuleId m) const { return stub_bits.data() + components->of[m] * words; }
+  const std::uint64_t* bits(ModuleId m) const { return rows.data() + row_of[components->of[m]] * words; }
 };
 
 // What the interpreters of one simulation share.
@@ -1152,15 +1153,38 @@ void classify(SimulationContext& cx, Settled& settled, bool bare) {
     for (ModuleId m = 0; m < modules; ++m)
       if (auto p = cx.links.parent(m); p && settled.package_bit[*p] < 0) settled.package_bit[*p] = packages++;
     settled.words = (std::size_t(packages) + 63) / 64;
-    settled.stub_bits.assign(comps.members.size() * settled.words, 0);
+    settled.rows.assign(settled.words, 0);
+    settled.row_of.assign(comps.members.size(), 0);
   }
-  auto set_bit = [&](std::uint32_t c, ModuleId p) {
-    if (std::int32_t bit = settled.package_bit[p]; bit >= 0)
-      settled.stub_bits[c * settled.words + std::size_t(bit) / 64] |= std::uint64_t(1) << (bit % 64);
+  // A component's bits: its own, or'ed with its successors' rows. A component
+  // that adds nothing to a single non-zero successor row shares that row.
+  std::vector<std::uint64_t> scratch(settled.words);
+  std::uint32_t only_row = 0;  // the one row or'ed in so far (0: none)
+  bool mixed = false;          // more than that row
+  auto or_row = [&](std::uint32_t row) {
+    if (row == 0 || row == only_row) return;
+    mixed = mixed || only_row != 0;
+    only_row = row;
+    const std::uint64_t* r = settled.rows.data() + std::size_t(row) * settled.words;
+    for (std::size_t i = 0; i < settled.words; ++i) scratch[i] |= r[i];
+  };
+  auto set_bit = [&](ModuleId p) {
+    std::int32_t bit = settled.package_bit[p];
+    if (bit < 0) return;
+    std::uint64_t& word = scratch[std::size_t(bit) / 64];
+    const std::uint64_t mask = std::uint64_t(1) << (bit % 64);
+    if (word & mask) return;
+    word |= mask;
+    mixed = true;
   };
   Interpreter tester(cx);
   for (std::uint32_t c = 0; c < comps.members.size(); ++c) {
     const auto& members = comps.members[c];
+    if (bare) {
+      std::fill(scratch.begin(), scratch.end(), 0);
+      only_row = 0;
+      mixed = false;
+    }
     bool ok = true;
     std::size_t depth = 0;  // the call nesting below this component
     bool has_module = false;
@@ -1170,9 +1194,7 @@ void classify(SimulationContext& cx, Settled& settled, bool bare) {
         if (cw == c) continue;
         ok = ok && settled.node[w];
         depth = std::max<std::size_t>(depth, settled.depth[cw] + (w >= modules ? 1 : 0));
-        if (bare)
-          for (std::size_t i = 0; i < settled.words; ++i)
-            settled.stub_bits[c * settled.words + i] |= settled.stub_bits[cw * settled.words + i];
+        if (bare) or_row(settled.row_of[cw]);
       }
       if (v < modules) ok = ok && quiet_body(a, v, cx.deferred);
       has_module = has_module || v < modules;
@@ -1187,9 +1209,15 @@ void classify(SimulationContext& cx, Settled& settled, bool bare) {
         const ImportModules& mods = cx.events.import_modules(body.file, e.import);
         if (!mods.from) continue;
         for (const auto& alias : mods.aliases)
-          if (!alias.module) set_bit(c, *mods.from);
+          if (!alias.module) set_bit(*mods.from);
       }
-      if (v < modules && comps.cyclic[c]) set_bit(c, v);
+      if (v < modules && comps.cyclic[c]) set_bit(v);
+    }
+    if (bare && mixed) {
+      settled.row_of[c] = std::uint32_t(settled.rows.size() / settled.words);
+      settled.rows.insert(settled.rows.end(), scratch.begin(), scratch.end());
+    } else if (bare) {
+      settled.row_of[c] = only_row;
     }
     if (ok && comps.cyclic[c] && !has_module) {
       // Functions calling each other: each runs at most once on the call
@@ -1221,9 +1249,14 @@ void set_simulator_skip_threshold(std::size_t entries) { skip_threshold = entrie
 
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries,
                           const DeferredImports& deferred) {
+  CalleeResolver resolver(a.files, a.modules);
+  return simulate(a, resolver, mode, entries, deferred);
+}
+
+SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, EntryMode mode,
+                          const std::vector<ModuleId>& entries, const DeferredImports& deferred) {
   SimulationResult r;
   r.mode = mode;
-  CalleeResolver resolver(a.files, a.modules);
   std::vector<ModuleId> todo = entries;
   if (todo.empty()) {
     for (ModuleId m = 0; m < a.modules.size(); ++m)
@@ -1306,8 +1339,9 @@ SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<M
 }
 
 BothModes simulate_both(const Analysis& a, const DeferredImports& deferred) {
-  auto bare = std::async(std::launch::async, [&] { return simulate(a, EntryMode::Bare, {}, deferred); });
-  SimulationResult normal = simulate(a, EntryMode::Normal, {}, deferred);
+  const CalleeResolver resolver(a.files, a.modules);  // read-only: shared by both threads
+  auto bare = std::async(std::launch::async, [&] { return simulate(a, resolver, EntryMode::Bare, {}, deferred); });
+  SimulationResult normal = simulate(a, resolver, EntryMode::Normal, {}, deferred);
   return {std::move(normal), bare.get()};
 }
 

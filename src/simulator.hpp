@@ -15,10 +15,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "analysis.hpp"
+#include "reachability.hpp"
 
 namespace cyclefix {
 
@@ -30,7 +32,9 @@ std::string_view to_string(EntryMode m);
 
 struct ChainHop {
   ModuleId module = 0;
-  std::string file;
+  // The module's file as displayed: a view into the Analysis the simulation ran
+  // on (a chain has dozens of hops and a large tree a million of them).
+  std::string_view file;
   int line = 0;  // the statement in `module` that led to the next hop (or failed)
 };
 
@@ -65,6 +69,10 @@ using DeferredImports = std::set<std::pair<int, int>>;
 // `entries`, when given), skipping the `deferred` statements.
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries = {},
                           const DeferredImports& deferred = {});
+// The same with the tree's call resolver built once by the caller: it is the
+// largest table a simulation needs, the same for every mode and deferral.
+SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, EntryMode mode,
+                          const std::vector<ModuleId>& entries = {}, const DeferredImports& deferred = {});
 
 // Simulations of at least this many entries (default 32) first find the
 // modules whose import can neither fail nor be uncertain, and import those
