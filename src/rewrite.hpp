@@ -44,7 +44,9 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
                       const RewriteOptions& options, const std::vector<std::string>* sources = nullptr);
 
 // The analysis as it would be after the rewrite: the changed files' facts
-// collected again from their new text and the graph rebuilt.
-Analysis analysis_after(const Analysis& a, const RewriteResult& r);
+// collected again from their new text and the graph rebuilt. The files' facts
+// move out of `a`, which keeps only their import statements (what split
+// patches and the HTML report still read) besides its sources, modules and graph.
+Analysis analysis_after(Analysis& a, const RewriteResult& r);
 
 }  // namespace cyclefix
