@@ -304,7 +304,7 @@ int run_simulate(const CommonOptions& o, const std::string& entry) {
     progress.clear();
     failing += r.failing();
     if (o.json_out != "-") print_simulation(std::cout, a, r);
-    runs.push_back(simulation_json(a, r));
+    if (!o.json_out.empty()) runs.push_back(simulation_json(a, r));  // only when asked for: it is large
   }
   nlohmann::json j = runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}};
   if (!write_json(o.json_out, j)) return kExitError;
