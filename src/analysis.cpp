@@ -66,6 +66,10 @@ void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& opt
   }
 }
 
+// build_graph() on `jobs` threads for the import resolution, which is const
+// lookups per statement and independent from file to file.
+void build_graph_on(Analysis& a, unsigned jobs);
+
 }  // namespace
 
 ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& options) {
@@ -130,11 +134,15 @@ Analysis analyse(const AnalysisOptions& options) {
   if (cache) a.cache = cache->stats();
   if (options.parse_only) return a;
   if (options.progress) options.progress->phase("graph");
-  build_graph(a);
+  build_graph_on(a, options.jobs);
   return a;
 }
 
-void build_graph(Analysis& a) {
+void build_graph(Analysis& a) { build_graph_on(a, 1); }
+
+namespace {
+
+void build_graph_on(Analysis& a, unsigned jobs) {
   // Module ids in name order, so every later stage is deterministic.
   struct Entry {
     std::string name;
@@ -168,12 +176,13 @@ void build_graph(Analysis& a) {
     if (e.file >= 0) a.files[e.file].module = id;
   }
 
-  for (FileAnalysis& fa : a.files) {
+  parallel_for(a.files.size(), jobs, [] { return 0; }, [&](std::size_t i, int) {
+    FileAnalysis& fa = a.files[i];
     fa.resolved.clear();
-    if (!fa.analysed) continue;
+    if (!fa.analysed) return;
     fa.resolved.reserve(fa.facts.imports.size());
     for (const ImportStatement& st : fa.facts.imports) fa.resolved.push_back(a.modules.resolve(fa.module, st));
-  }
+  });
   a.reach = compute_reachability(a.files, a.modules);
 
   // An import inside a function body runs at import time when that body does.
@@ -199,6 +208,8 @@ void build_graph(Analysis& a) {
   }
   a.graph.finish();
 }
+
+}  // namespace
 
 void release_rewrite_facts(Analysis& a) {
   for (FileAnalysis& fa : a.files) std::vector<NameUse>().swap(fa.facts.uses);

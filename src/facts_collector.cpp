@@ -310,6 +310,21 @@ class NameSet {
   uint64_t lengths_ = 0;  // bit n: a name of n bytes (63: or more) is in the set
 };
 
+// `a`, `a.b.c`: identifier bytes, and single dots between non-empty runs of them.
+bool plain_dotted(std::string_view t) {
+  if (t.empty() || t.front() == '.' || t.back() == '.') return false;
+  char prev = 0;
+  for (char c : t) {
+    if (c == '.') {
+      if (prev == '.') return false;
+    } else if (!is_identifier_byte(c)) {
+      return false;
+    }
+    prev = c;
+  }
+  return true;
+}
+
 bool contains(const std::vector<std::string_view>& sorted, std::string_view name) {
   return std::binary_search(sorted.begin(), sorted.end(), name);
 }
@@ -336,11 +351,23 @@ struct Scratch {
   std::vector<NameUse> candidates;
   std::vector<char> kept;
   std::vector<std::vector<Event>> events;  // by depth in Collector::sinks_
+  // The facts' vectors of large elements, filled here and moved out at their
+  // exact size by finish(): growing them in place reallocated (and moved every
+  // element) a few times per file, and each large allocation made malloc
+  // consolidate its fast bins.
+  std::vector<ImportStatement> imports;
+  std::vector<FunctionInfo> functions;
+  std::vector<Definition> definitions;
+  std::vector<ClassInfo> classes;
 
   void reset() {
     candidates.clear();
     kept.clear();
     for (auto& e : events) e.clear();
+    imports.clear();
+    functions.clear();
+    definitions.clear();
+    classes.clear();
   }
   // Gives back what a huge file left behind.
   void trim() {
@@ -350,6 +377,10 @@ struct Scratch {
     };
     trim_one(candidates);
     trim_one(kept);
+    trim_one(imports);
+    trim_one(functions);
+    trim_one(definitions);
+    trim_one(classes);
     for (auto& e : events) trim_one(e);
   }
 };
@@ -370,10 +401,13 @@ class Collector {
   // False when the pre-pass missed a name that a module-level import binds: the
   // facts are then incomplete and the caller collects again without the filter.
   bool run(TSNode root) {
-    if (prefilter_) collect_import_names(root, 0);
+    // The module's statements are listed once for the pre-pass and the visit
+    // (a long list costs a tree-cursor walk).
+    const ts::ChildList top = named(root);
+    if (prefilter_) collect_import_names(top, 0);
     scopes_.push_back(Scope{ScopeKind::Module, "", "", {}, {}, {}});
     Ctx ctx;
-    visit_block(root, ctx, 0);
+    for (TSNode c : top) visit(c, ctx, 1);
     if (prefilter_) {
       for (const auto& n : module_import_names_)
         if (!maybe_imported_.count(n)) return false;
@@ -531,7 +565,11 @@ class Collector {
   // bodies (whose imports are not module names).
   void collect_import_names(TSNode n, int depth) {
     if (depth > kMaxDepth + 8) return;  // run() notices anything missed
-    for (TSNode c : named(n)) {
+    collect_import_names(named(n), depth);
+  }
+  // The same for the named children of a node at `depth`.
+  void collect_import_names(const ts::ChildList& children, int depth) {
+    for (TSNode c : children) {
       switch (kind(c)) {
         case kImportStatement:
         case kImportFromStatement: {
@@ -692,6 +730,10 @@ class Collector {
   // ---- imports ------------------------------------------------------------
 
   std::string dotted(TSNode n) {
+    // Text made only of identifier bytes and single dots between them, in a
+    // node without errors, is exactly the identifiers joined by dots (a
+    // comment, a space or a line continuation would show): no child walk.
+    if (std::string_view t = view(n); plain_dotted(t) && !ts_node_has_error(n)) return std::string(t);
     // dotted_name text may contain spaces/comments in odd code; rebuild from identifiers.
     std::string out;
     for (TSNode c : named(n)) {
@@ -825,15 +867,15 @@ class Collector {
                         st.context != ImportContext::TypeChecking;
     st.guards_import_error = ctx.in_try && ctx.guards_import_error;
     compute_span(st);
-    emit(ctx, Event::Kind::Import, {}, st.line, static_cast<int>(out_.imports.size()));
+    emit(ctx, Event::Kind::Import, {}, st.line, static_cast<int>(scratch_.imports.size()));
     if (!in_function && st.context != ImportContext::ClassBody) {
       for (auto& b : st.bound_names()) {
         module_import_names_.insert(b);
         if (!ctx.type_checking)
-          out_.definitions.push_back({b, Definition::Kind::Import, st.line, st.stmt_begin});
+          scratch_.definitions.push_back({b, Definition::Kind::Import, st.line, st.stmt_begin});
       }
     }
-    out_.imports.push_back(std::move(st));
+    scratch_.imports.push_back(std::move(st));
   }
 
   // ---- uses -----------------------------------------------------------------
@@ -974,7 +1016,7 @@ class Collector {
     int line = ts::line(target);
     uint32_t begin = ts_node_start_byte(target);
     for (auto n : names) {
-      out_.definitions.push_back({std::string(n), kind, line, begin});
+      scratch_.definitions.push_back({std::string(n), kind, line, begin});
       emit(ctx, Event::Kind::Bind, std::string(n), line);
     }
   }
@@ -1130,10 +1172,10 @@ class Collector {
     }
     f.locals.assign(s.locals.begin(), s.locals.end());
     f.globals.assign(s.globals.begin(), s.globals.end());
-    out_.functions.push_back(std::move(f));
+    scratch_.functions.push_back(std::move(f));
 
     scopes_.push_back(std::move(s));
-    const std::size_t index = out_.functions.size() - 1;
+    const std::size_t index = scratch_.functions.size() - 1;
     push_sink(static_cast<int>(index));
     Ctx inner = ctx;
     inner.deferred = true;
@@ -1146,7 +1188,7 @@ class Collector {
     ++open_functions_;
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     --open_functions_;
-    pop_sink(&out_.functions[index].events);
+    pop_sink(&scratch_.functions[index].events);
     scopes_.pop_back();
     if (open_functions_ == 0) pool_.forget();  // keeps the memo small
   }
@@ -1175,7 +1217,7 @@ class Collector {
         }
       }
     }
-    out_.classes.push_back(info);
+    scratch_.classes.push_back(info);
     Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}, {}};
     scopes_.push_back(std::move(s));
     Ctx inner = ctx;
@@ -1496,6 +1538,14 @@ class Collector {
     if (v.capacity() != v.size()) v.shrink_to_fit();
   }
 
+  // Moves the scratch vector's elements into `out` (empty), allocated once at their size.
+  template <typename T>
+  static void take(std::vector<T>& from, std::vector<T>& out) {
+    out.reserve(from.size());
+    std::move(from.begin(), from.end(), std::back_inserter(out));
+    from.clear();
+  }
+
   void finish() {
     pop_sink(&out_.events);  // the module body
     std::vector<char>& kept = scratch_.kept;
@@ -1516,11 +1566,11 @@ class Collector {
       if (removed) fit(events);
     };
     keep(out_.events);
-    for (auto& f : out_.functions) keep(f.events);
-    fit(out_.functions);
-    fit(out_.imports);
-    fit(out_.definitions);
-    fit(out_.classes);
+    for (auto& f : scratch_.functions) keep(f.events);
+    take(scratch_.functions, out_.functions);
+    take(scratch_.imports, out_.imports);
+    take(scratch_.definitions, out_.definitions);
+    take(scratch_.classes, out_.classes);
     fit(out_.dynamic_imports);
   }
 };
