@@ -205,4 +205,28 @@ TEST(Rewrite, RewrittenTreeHasNoCycleAndASecondRunIsEmpty) {
   EXPECT_TRUE(again.result.problems.empty());
 }
 
+// analysis_after() takes the files' facts from the analysis it starts from
+// (no copy of the largest part of a large analysis); that one keeps only its
+// import statements, which split patches and the HTML report still read.
+TEST(Rewrite, AnalysisAfterMovesTheFactsAndLeavesTheImports) {
+  auto r = rewrite_of({{"p/__init__.py", ""},
+                       {"p/a.py", "from p.b import x\n\nclass A: pass\n\ndef f():\n    return x()\n"},
+                       kB},
+                      {});
+  ASSERT_EQ(r.result.files.size(), 1u);
+  std::vector<ModuleFacts> before;
+  for (const auto& fa : r.a.files) before.push_back(fa.facts);
+  Analysis after = analysis_after(r.a, r.result);
+  for (std::size_t i = 0; i < r.a.files.size(); ++i) {
+    const ModuleFacts& kept = r.a.files[i].facts;
+    ASSERT_EQ(kept.imports.size(), before[i].imports.size()) << i;
+    for (std::size_t k = 0; k < kept.imports.size(); ++k) EXPECT_EQ(kept.imports[k].text, before[i].imports[k].text);
+    EXPECT_TRUE(kept.uses.empty() && kept.events.empty() && kept.functions.empty()) << i;
+    if (i == r.result.files[0].file) continue;  // collected again from its new text
+    EXPECT_EQ(after.files[i].facts.uses.size(), before[i].uses.size()) << i;
+    EXPECT_EQ(after.files[i].facts.events.size(), before[i].events.size()) << i;
+    EXPECT_EQ(after.files[i].facts.functions.size(), before[i].functions.size()) << i;
+  }
+}
+
 }  // namespace
