@@ -547,10 +547,11 @@ std::atomic<std::size_t> skip_threshold{32};
 // module that is at least as complete.
 //
 // Bare entry adds stubs: the entry's ancestors are in sys.modules but never
-// ran. A node's `stub_bits` are the packages that, as stubs, could change what
-// importing it does: a `from P import name` that is not a submodule (it fails
-// on a stub), or P in a component with a cycle (whose runs were tried with P's
-// body). An entry skips only modules whose bits miss its ancestors.
+// ran. A node's stub bits (`rows`, `row_of`) are the packages that, as stubs,
+// could change what importing it does: a `from P import name` that is not a
+// submodule (it fails on a stub), or P in a component with a cycle (whose runs
+// were tried with P's body). An entry skips only modules whose bits miss its
+// ancestors.
 struct Settled {
   const ReadGraph::Components* components = nullptr;
   std::vector<bool> node;            // per read-graph node
@@ -821,8 +822,10 @@ class Interpreter {
   // Runs the imports of the skipped modules' bodies, so that sys.modules holds
   // what it would hold had they run. Settled bodies cannot fail; nothing the
   // entry's own frames hold changes what they import, so they run outside them.
+  // A read inside those bodies cannot fail either, so it never asks for
+  // another replay (which would start over at the body being replayed).
   void expand_skipped() {
-    if (expanded_ == skipped_.size()) return;
+    if (expanding_ || expanded_ == skipped_.size()) return;
     expanding_ = true;
     std::vector<std::pair<int, int>> active;
     active.swap(active_);
