@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "baseline.hpp"
@@ -41,7 +42,7 @@ class Locator {
   }
 
   json artifact(std::string_view display) const {
-    auto it = by_display_.find(std::string(display));
+    auto it = by_display_.find(display);
     fs::path p = it == by_display_.end() ? fs::path(display) : a_.files[it->second].source.path;
     fs::path abs = fs::absolute(p).lexically_normal();
     fs::path rel = abs.lexically_relative(root_);
@@ -52,7 +53,7 @@ class Locator {
 
   // The first line of the import statement at `line` of the file, or "".
   std::string statement_at(std::string_view display, int line) const {
-    auto it = by_display_.find(std::string(display));
+    auto it = by_display_.find(display);
     if (it == by_display_.end()) return {};
     for (const auto& st : a_.files[it->second].facts.imports)
       if (st.line == line) return one_line_statement(st.text);
@@ -81,7 +82,12 @@ class Locator {
  private:
   const Analysis& a_;
   fs::path root_;
-  std::unordered_map<std::string, int> by_display_;
+  // Looked up by string_view (chain hops hold views): no string built per lookup.
+  struct ViewHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  };
+  std::unordered_map<std::string, int, ViewHash, std::equal_to<>> by_display_;
 };
 
 int component_of(const CycleReport& r, ModuleId m) {

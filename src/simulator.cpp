@@ -48,6 +48,12 @@ std::string_view last_component(std::string_view dotted) {
   return d == std::string_view::npos ? dotted : dotted.substr(d + 1);
 }
 
+// Whether importing m runs a body: not a namespace package, and its file was read and parsed.
+bool has_body(const Analysis& a, ModuleId m) {
+  const ModuleInfo& info = a.modules[m];
+  return !info.is_namespace && info.file >= 0 && a.files[info.file].analysed;
+}
+
 // The name an alias binds, as a view into the (stable) facts: no allocation.
 std::string_view bound_view(const ImportAlias& a, bool is_from) {
   if (!a.asname.empty()) return a.asname;
@@ -209,9 +215,9 @@ class ReadGraph {
     edges_.resize(a.modules.size() + bodies);
     reached_.resize(bodies, false);
     for (ModuleId m = 0; m < a.modules.size(); ++m) {
-      const ModuleInfo& info = a.modules[m];
-      if (info.is_namespace || info.file < 0 || !a.files[info.file].analysed) continue;
-      add_body(m, info.file, -1, a.files[info.file].facts.events);
+      if (!has_body(a, m)) continue;
+      const int file = a.modules[m].file;
+      add_body(m, file, -1, a.files[file].facts.events);
     }
     // Only the bodies that import-time code can call: resolving every call in
     // every function would cost more than the simulation on a large library.
@@ -813,9 +819,7 @@ class Interpreter {
   void mark_imported(ModuleId m) {
     ModuleState& st = sys_modules_.at(m);
     st.loading = false;
-    const ModuleInfo& info = a_->modules[m];
-    if (!info.is_namespace && info.file >= 0 && a_->files[info.file].analysed)
-      st.bound.set_base(&cx_->plain.names(m));
+    if (has_body(*a_, m)) st.bound.set_base(&cx_->plain.names(m));
     bind_in_parent(m);
   }
 
@@ -829,17 +833,7 @@ class Interpreter {
     expanding_ = true;
     std::vector<std::pair<int, int>> active;
     active.swap(active_);
-    for (; expanded_ < skipped_.size(); ++expanded_) {
-      ModuleId m = skipped_[expanded_];
-      const ModuleInfo& info = a_->modules[m];
-      stack_.push_back({m, &info.display, 0});
-      const PlainModule* plain = cx_->plain.of(m);
-      if (plain)
-        run_plain(m, *plain);
-      else
-        run_body(info.file, -1, a_->files[info.file].facts.events);
-      stack_.pop_back();
-    }
+    for (; expanded_ < skipped_.size(); ++expanded_) run_module_body(skipped_[expanded_]);
     active_.swap(active);
     expanding_ = false;
   }
@@ -860,9 +854,22 @@ class Interpreter {
     return false;
   }
 
-  MaybeFailure exec_module(ModuleId m) {
+  // m's body (only its imports and calls when it is a PlainModule), with its hop on the chain.
+  MaybeFailure run_module_body(ModuleId m) {
     const ModuleInfo& info = a_->modules[m];
-    if (info.file >= 0 && !info.is_namespace && a_->files[info.file].analysed && may_skip(m)) {
+    stack_.push_back({m, &info.display, 0});
+    const PlainModule* plain = cx_->plain.of(m);
+    MaybeFailure f = plain ? run_plain(m, *plain) : run_body(info.file, -1, a_->files[info.file].facts.events);
+    stack_.pop_back();
+    return f;
+  }
+
+  MaybeFailure exec_module(ModuleId m) {
+    if (!has_body(*a_, m)) {  // nothing runs: a namespace package, or a file not analysed
+      mark_imported(m);
+      return std::nullopt;
+    }
+    if (may_skip(m)) {
       const Settled& s = *cx_->settled;
       max_active_ = std::max(max_active_, active_.size() + s.depth[s.components->of[m]]);
       mark_imported(m);
@@ -870,21 +877,14 @@ class Interpreter {
       ++skipped_total_;
       return std::nullopt;
     }
+    const int file = a_->modules[m].file;
     sys_modules_.at(m).loading = true;
-    if (info.is_namespace || info.file < 0 || !a_->files[info.file].analysed) {
-      sys_modules_.at(m).loading = false;
-      bind_in_parent(m);
-      return std::nullopt;
-    }
-    for (const DynamicImport& d : a_->files[info.file].facts.dynamic_imports) {
+    for (const DynamicImport& d : a_->files[file].facts.dynamic_imports) {
       if (d.at_import_time)
         unknown("dynamic import " + d.call + "(" + (d.argument.empty() ? "..." : "'" + d.argument + "'") +
-                ") at import time at " + where(info.file, d.line) + ": not followed");
+                ") at import time at " + where(file, d.line) + ": not followed");
     }
-    stack_.push_back({m, &info.display, 0});
-    const PlainModule* plain = cx_->plain.of(m);
-    MaybeFailure f = plain ? run_plain(m, *plain) : run_body(info.file, -1, a_->files[info.file].facts.events);
-    stack_.pop_back();
+    MaybeFailure f = run_module_body(m);
     if (f) {
       sys_modules_.erase(m);  // a failed import leaves no module behind
       return f;
@@ -1130,13 +1130,13 @@ class Interpreter {
 // Whether a module's own body holds something the interpreter reports as
 // uncertain, or binds names only known when it runs (a star import).
 bool quiet_body(const Analysis& a, ModuleId m, const DeferredImports& deferred) {
-  const ModuleInfo& info = a.modules[m];
-  if (info.is_namespace || info.file < 0 || !a.files[info.file].analysed) return true;
-  const FileAnalysis& fa = a.files[info.file];
+  if (!has_body(a, m)) return true;
+  const int file = a.modules[m].file;
+  const FileAnalysis& fa = a.files[file];
   for (const DynamicImport& d : fa.facts.dynamic_imports)
     if (d.at_import_time) return false;
   for (const Event& e : fa.facts.events)
-    if (runs_first_party(fa, info.file, e, deferred) && fa.facts.imports[e.import].star) return false;
+    if (runs_first_party(fa, file, e, deferred) && fa.facts.imports[e.import].star) return false;
   return true;
 }
 
