@@ -185,9 +185,10 @@ void build_graph_on(Analysis& a, unsigned jobs) {
   });
   a.reach = compute_reachability(a.files, a.modules);
 
-  // An import inside a function body runs at import time when that body does.
-  // Its edge starts at the module that owns the statement (for a body reached
-  // from another module's code, that module reaches it through its call edge).
+  // An import inside a function body runs at import time when that body does,
+  // and its edge starts at the module whose import-time code ran the body: a
+  // body in b that only a's module-level code calls makes an edge a -> c, not
+  // b -> c (b's own import never runs it).
   a.graph = ImportGraph(a.modules.size());
   for (std::size_t fi = 0; fi < a.files.size(); ++fi) {
     FileAnalysis& fa = a.files[fi];
@@ -195,15 +196,23 @@ void build_graph_on(Analysis& a, unsigned jobs) {
     if (!fa.analysed) continue;
     for (std::size_t ii = 0; ii < fa.facts.imports.size(); ++ii) {
       const ImportStatement& st = fa.facts.imports[ii];
-      bool runs = st.at_import_time;
-      if (st.context == ImportContext::FunctionBody)
-        runs = a.reach.body_runs(static_cast<int>(fi), function_index(fa.facts, st.scope));
-      fa.import_runs[ii] = runs;
-      if (!runs) continue;
+      if (!st.at_import_time) continue;
+      fa.import_runs[ii] = true;
       for (const ImportTarget& t : fa.resolved[ii].targets) {
         a.graph.add(fa.module, t.module,
                     StatementRef{static_cast<int>(fi), static_cast<int>(ii), st.line, t.reason});
       }
+    }
+  }
+  for (const ChargedImport& c : a.reach.charged_imports) {
+    FileAnalysis& fa = a.files[c.file];
+    const ImportStatement& st = fa.facts.imports[c.import];
+    fa.import_runs[c.import] = true;
+    ModuleId from = a.files[c.charged_file].module;
+    for (const ImportTarget& t : fa.resolved[c.import].targets) {
+      // The body's own ancestors are loading when it runs, not the charged module's.
+      if (t.module == from) continue;
+      a.graph.add(from, t.module, StatementRef{c.file, c.import, st.line, t.reason});
     }
   }
   a.graph.finish();

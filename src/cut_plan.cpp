@@ -103,6 +103,7 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
       pin("inside " + st.scope + "(), which runs at import time");
       break;
     case ImportContext::TypeChecking: pin("under TYPE_CHECKING (never runs)"); break;
+    case ImportContext::MainGuard: pin("under `if __name__ == \"__main__\":` (never runs on import)"); break;
   }
   if (!c.cuttable) return;
   if (st.star) return pin("star import: the names it binds are not known statically");
@@ -121,6 +122,9 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
       used = true;
       switch (u.kind) {
         case UseKind::ImportTime:
+          if (std::strcmp(u.where, "__main__ block") == 0)
+            return pin("used under `if __name__ == \"__main__\":` at " + at(a, c.file, u.line) +
+                       ": running the file as a script needs the module-level name");
           return pin("used at import time: '" + name + "' " +
                      (std::strcmp(u.where, "module level") == 0 ? std::string("at module level")
                                                                  : std::string("in a ") + u.where) +
@@ -134,7 +138,10 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
           int fi = function_index(fa.facts, u.function);
           if (a.reach.body_runs(c.file, fi))
             return pin("used at import time: '" + name + "' in " + u.function + "() at " + at(a, c.file, u.line) +
-                       ", which module-level code runs (the call at " +
+                       (a.reach.assumed[c.file][fi]
+                            ? ", which the model assumes may run at import: a call it cannot resolve exactly "
+                              "may reach it (the chain starts at "
+                            : ", which module-level code runs (the call at ") +
                        at(a, a.reach.reached_from[c.file][fi], a.reach.reached_line[c.file][fi]) + ")");
           if (fi >= 0 && std::count(fa.facts.functions[fi].globals.begin(), fa.facts.functions[fi].globals.end(), name))
             return pin("'" + name + "' is declared global in " + u.function +

@@ -23,6 +23,7 @@ enum class ImportContext {
   ConditionalIf,     // inside another module-level `if`/`while`/`with`/`for`
   ClassBody,         // directly in a class body (runs when the class is defined)
   FunctionBody,      // inside a function or lambda: runs only when called
+  MainGuard,         // under a module-level `if __name__ == "__main__":`: runs only as a script
 };
 std::string_view to_string(ImportContext c);
 
@@ -137,6 +138,10 @@ struct ClassInfo {
   std::string qualified_name;
   std::vector<std::string> bases;  // base-class expressions as written (dotted)
   int line = 0;
+  std::string metaclass;           // `metaclass=M` as written (dotted), "" when none
+  // Decorators, outermost first: the dotted callee of `@name`, `name()` for a
+  // decorator factory `@name(args)`, "" for anything else.
+  std::vector<std::string> decorators;
 };
 
 // A function (or method, or lambda's enclosing definition) and where its body starts.
@@ -153,6 +158,20 @@ struct FunctionInfo {
   std::vector<std::string> locals;  // names bound locally (parameters included), sorted
   std::vector<std::string> globals; // names declared `global`
   std::vector<Event> events;        // what the body does when called
+  std::vector<std::string> params;  // positional parameter names, in order
+  std::vector<std::string> decorators;  // as ClassInfo::decorators
+  // What `return NAME` statements of the body give back: a nested def or class
+  // by its qualified name, else the name as written (a decorator factory
+  // returns the decorator that is then applied).
+  std::vector<std::string> returns;
+};
+
+// A module-level `name = target`, where target is a dotted name or
+// `functools.partial(target, ...)`: calling `name` calls `target`.
+struct Alias {
+  std::string name;
+  std::string target;
+  int line = 0;
 };
 
 // A module-level `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`) block.
@@ -177,6 +196,7 @@ struct ModuleFacts {
   std::vector<DynamicImport> dynamic_imports;
   std::vector<SyntaxProblem> syntax_problems;  // ERROR / MISSING nodes; file still analysed
   uint32_t lines = 0;
+  std::vector<Alias> aliases;            // module-level aliases of callables, in source order
 };
 
 // Collects the facts of one file's source. Pure: bytes in, facts out.

@@ -291,7 +291,7 @@ void fields(IO& io, S& s)
   io(s.level);
   io(s.names);
   io(s.star);
-  io.enumeration(s.context, ImportContext::FunctionBody);
+  io.enumeration(s.context, ImportContext::MainGuard);
   io(s.at_import_time);
   io(s.guards_import_error);
   io(s.scope);
@@ -372,6 +372,17 @@ void fields(IO& io, S& c)
   io(c.qualified_name);
   io(c.bases);
   io.line(c.line);
+  io(c.metaclass);
+  io(c.decorators);
+}
+
+template <class IO, class S>
+void fields(IO& io, S& a)
+  requires std::is_same_v<std::remove_const_t<S>, Alias>
+{
+  io(a.name);
+  io(a.target);
+  io.line(a.line);
 }
 
 template <class IO, class S>
@@ -391,6 +402,9 @@ void fields(IO& io, S& f)
   io(f.locals);
   io(f.globals);
   io(f.events);
+  io(f.params);
+  io(f.decorators);
+  io(f.returns);
 }
 
 template <class IO, class S>
@@ -420,6 +434,7 @@ void fields(IO& io, S& m)
   io(m.dynamic_imports);
   io(m.syntax_problems);
   io(m.lines);
+  io(m.aliases);
 }
 
 template <class T>
@@ -473,10 +488,11 @@ static_assert(field_count<Definition>() == 4, "Definition changed: update fields
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Event>() == 7, "Event changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ClassInfo>() == 3, "ClassInfo changed: update fields() in facts_cache.cpp");
-static_assert(field_count<FunctionInfo>() == 13, "FunctionInfo changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ClassInfo>() == 5, "ClassInfo changed: update fields() in facts_cache.cpp");
+static_assert(field_count<FunctionInfo>() == 16, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ModuleFacts>() == 12, "ModuleFacts changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ModuleFacts>() == 13, "ModuleFacts changed: update fields() in facts_cache.cpp");
 
 // ---- entries -------------------------------------------------------------------
 // Header (little-endian u64/u32 as the host stores them: the build stamp keeps
@@ -656,6 +672,7 @@ const std::vector<const char*>& known_use_wheres() {
   static const std::vector<const char*> wheres = {
       "",           "module level",  "annotation", "TYPE_CHECKING block", "default value", "function body",
       "class keyword", "base class", "class body", "lambda body",         "decorator",     "comprehension",
+      "__main__ block",
   };
   return wheres;
 }

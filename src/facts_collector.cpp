@@ -29,6 +29,7 @@ std::string_view to_string(ImportContext c) {
     case ImportContext::ConditionalIf: return "conditional";
     case ImportContext::ClassBody: return "class";
     case ImportContext::FunctionBody: return "function";
+    case ImportContext::MainGuard: return "main-guard";
   }
   return "?";
 }
@@ -79,7 +80,7 @@ enum Kind : uint8_t {
   kGlobalStatement, kIdentifier, kIfStatement, kImportFromStatement, kImportPrefix,
   kImportStatement, kInterpolation, kKeywordArgument, kLambda, kList, kListComprehension,
   kListSplatPattern, kMatchStatement, kModule, kNamedExpression, kNonlocalStatement,
-  kNotOperator, kParenthesizedExpression, kRelativeImport, kSetComprehension, kString,
+  kNotOperator, kParenthesizedExpression, kRelativeImport, kReturnStatement, kSetComprehension, kString,
   kStringContent, kSubscript, kTryStatement, kTuple, kTuplePattern, kType,
   kTypedDefaultParameter, kTypedParameter, kWhileStatement, kWildcardImport, kWithStatement,
 };
@@ -135,6 +136,7 @@ constexpr std::pair<std::string_view, Kind> kKindNames[] = {
     {"not_operator", kNotOperator},
     {"parenthesized_expression", kParenthesizedExpression},
     {"relative_import", kRelativeImport},
+    {"return_statement", kReturnStatement},
     {"set_comprehension", kSetComprehension},
     {"string", kString},
     {"string_content", kStringContent},
@@ -241,6 +243,12 @@ struct Scope {
   std::vector<std::string_view> locals;
   std::vector<std::string_view> globals;
   std::vector<std::string_view> import_locals;  // locals bound by imports in the body
+  // Function and class scopes: the defs and classes made directly in the scope
+  // so far (name -> qualified name), and what a local name assigned from a
+  // callable calls (`ret = _V`, `f = functools.partial(g, 1)`).
+  std::vector<std::pair<std::string_view, std::string>> nested;
+  std::vector<std::pair<std::string_view, std::vector<std::string>>> aliases;
+  int function_index = -1;  // Function scopes: the index of its FunctionInfo
 };
 
 void sort_unique(std::vector<std::string_view>& v) {
@@ -341,6 +349,7 @@ struct Ctx {
   bool guards_import_error = false;
   bool conditional = false;    // other if/for/while/with at module level
   bool class_body = false;     // directly in a class body (not deeper function)
+  bool main_guard = false;     // under `if __name__ == "__main__":`: never runs on import
   const char* where = "module level";
 };
 
@@ -478,7 +487,7 @@ class Collector {
   std::string_view own(std::string s) { return owned_.emplace_front(std::move(s)); }
 
   void emit(const Ctx& ctx, Event::Kind kind, std::string name, int line, int import = -1) {
-    if (ctx.type_checking) return;
+    if (ctx.type_checking || ctx.main_guard) return;
     int sink = sinks_.back();
     if (sink == -2) return;
     Event e;
@@ -607,6 +616,113 @@ class Collector {
   }
 
   const std::string& current_function() const { return scopes_.back().function; }
+
+  // What a call of `callee` (dotted, as written) calls, seen from the current
+  // scope: a def or class nested in an enclosing function (or, directly in a
+  // class body, one of the class's) by its qualified name, or what a local
+  // alias was assigned. Empty: nothing local, `callee` means what it says.
+  std::vector<std::string> local_callees(std::string_view callee) const {
+    auto dot = callee.find('.');
+    std::string_view head = callee.substr(0, dot);
+    std::string_view rest = dot == std::string_view::npos ? std::string_view() : callee.substr(dot);
+    auto with_rest = [&](const std::string& t) { return rest.empty() ? t : t + std::string(rest); };
+    for (std::size_t i = scopes_.size(); i-- > 1;) {
+      const Scope& s = scopes_[i];
+      if (s.kind == ScopeKind::Class && i != scopes_.size() - 1) continue;
+      if (contains(s.globals, head)) return {};
+      for (auto it = s.aliases.rbegin(); it != s.aliases.rend(); ++it) {
+        if (it->first != head) continue;
+        std::vector<std::string> out;
+        for (const auto& t : it->second) out.push_back(with_rest(t));
+        return out;
+      }
+      for (auto it = s.nested.rbegin(); it != s.nested.rend(); ++it)
+        if (it->first == head) return {with_rest(it->second)};
+      if (s.kind != ScopeKind::Class && contains(s.locals, head)) return {};
+    }
+    return {};
+  }
+
+  std::string local_callee(std::string callee) const {
+    if (scopes_.size() == 1 || callee.empty()) return callee;
+    auto local = local_callees(callee);
+    return local.empty() ? callee : local.front();
+  }
+
+  // Records that the enclosing function or class scope defines `name`.
+  void define_nested(std::string_view name, const std::string& qualified) {
+    if (scopes_.size() > 1 && !name.empty()) scopes_.back().nested.emplace_back(name, qualified);
+  }
+
+  // `name = target`: what calling `name` calls, when target is a dotted name
+  // or functools.partial/staticmethod/classmethod of one.
+  std::vector<std::string> alias_targets(TSNode value) {
+    if (is(value, kCall)) {
+      std::string_view fn = view(field(value, g_.function));
+      if (fn != "partial" && fn != "functools.partial" && fn != "staticmethod" && fn != "classmethod")
+        return {};
+      TSNode args = field(value, g_.arguments);
+      if (!is(args, kArgumentList) || ts_node_named_child_count(args) == 0) return {};
+      value = ts_node_named_child(args, 0);
+    }
+    std::string t = callee_text(value);
+    if (t.empty()) return {};
+    if (scopes_.size() > 1) {
+      auto local = local_callees(t);
+      if (!local.empty()) return local;
+    }
+    return {t};
+  }
+
+  void record_alias(TSNode left, TSNode value, const Ctx& ctx) {
+    if (!is(left, kIdentifier) || ts_node_is_null(value) || ctx.type_checking || ctx.main_guard) return;
+    std::string_view name = view(left);
+    Scope& s = scopes_.back();
+    if (s.kind == ScopeKind::Module) {
+      if (ctx.deferred) return;
+      for (auto& t : alias_targets(value)) out_.aliases.push_back({std::string(name), std::move(t), ts::line(left)});
+      return;
+    }
+    if (s.kind != ScopeKind::Function && s.kind != ScopeKind::Class) return;
+    std::vector<std::string> targets = alias_targets(value);
+    auto it = std::find_if(s.aliases.begin(), s.aliases.end(), [&](const auto& a) { return a.first == name; });
+    // Under an if/try the earlier binding may survive: keep both.
+    bool branch = ctx.conditional || ctx.in_try;
+    if (it == s.aliases.end()) {
+      if (!targets.empty()) s.aliases.emplace_back(name, std::move(targets));
+    } else if (branch) {
+      it->second.insert(it->second.end(), targets.begin(), targets.end());
+    } else if (targets.empty()) {
+      s.aliases.erase(it);
+    } else {
+      it->second = std::move(targets);
+    }
+  }
+
+  // A call event, with local names resolved (one event per alias target).
+  void emit_call(const Ctx& ctx, std::string callee, int line) {
+    if (scopes_.size() > 1) {
+      auto local = local_callees(callee);
+      if (!local.empty()) {
+        for (auto& t : local) emit(ctx, Event::Kind::Call, std::move(t), line);
+        return;
+      }
+    }
+    emit(ctx, Event::Kind::Call, std::move(callee), line);
+  }
+
+  // `__name__ == "__main__"` (1), `__name__ != "__main__"` (-1), or neither (0).
+  int main_test(TSNode cond) const {
+    if (ts_node_is_null(cond)) return 0;
+    if (kind(cond) == kParenthesizedExpression && ts_node_named_child_count(cond) == 1)
+      return main_test(ts_node_named_child(cond, 0));
+    std::string t;
+    for (char c : view(cond))
+      if (c != ' ' && c != '\t') t += c == '\'' ? '"' : c;
+    if (t == "__name__==\"__main__\"" || t == "\"__main__\"==__name__") return 1;
+    if (t == "__name__!=\"__main__\"" || t == "\"__main__\"!=__name__") return -1;
+    return 0;
+  }
 
   const std::string& current_scope_name() const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -858,13 +974,15 @@ class Collector {
     bool in_function = ctx.deferred;
     if (in_function) st.context = ImportContext::FunctionBody;
     else if (ctx.type_checking) st.context = ImportContext::TypeChecking;
+    else if (ctx.main_guard) st.context = ImportContext::MainGuard;
     else if (ctx.class_body) st.context = ImportContext::ClassBody;
     else if (ctx.in_try) st.context = ImportContext::TryExcept;
     else if (ctx.tc_else) st.context = ImportContext::TypeCheckingElse;
     else if (ctx.conditional) st.context = ImportContext::ConditionalIf;
     else st.context = ImportContext::ModuleLevel;
     st.at_import_time = st.context != ImportContext::FunctionBody &&
-                        st.context != ImportContext::TypeChecking;
+                        st.context != ImportContext::TypeChecking &&
+                        st.context != ImportContext::MainGuard;
     st.guards_import_error = ctx.in_try && ctx.guards_import_error;
     compute_span(st);
     emit(ctx, Event::Kind::Import, {}, st.line, static_cast<int>(scratch_.imports.size()));
@@ -1119,8 +1237,10 @@ class Collector {
 
   // Decorators are applied (called) after the definition is made, then the name is bound.
   void apply_decorators(const std::vector<std::string>& decorators, const Ctx& ctx, int line) {
+    // A factory's call (`@name(args)`, kept as "name()") was made where the
+    // decorator expression was visited.
     for (auto it = decorators.rbegin(); it != decorators.rend(); ++it)
-      if (!it->empty()) emit(ctx, Event::Kind::Call, *it, line);
+      if (!it->empty() && !it->ends_with("()")) emit(ctx, Event::Kind::Call, *it, line);
   }
 
   void visit_function(TSNode n, const Ctx& ctx, int depth, uint32_t def_begin,
@@ -1130,6 +1250,7 @@ class Collector {
     std::string name = text(name_node);
     std::string qualified = qualify(name);
     Scope s{ScopeKind::Function, qualified, qualified, {}, {}, {}};
+    std::vector<std::string> positional;
     {
       ts::ChildList param_list = named(params);
       // Parameters' defaults and annotations, and the return annotation, are
@@ -1138,7 +1259,23 @@ class Collector {
       visit_annotation(field(n, g_.return_type), ctx, depth);
       apply_decorators(decorators, ctx, ts::line(n));
       define(name_node, Definition::Kind::Function, ctx);
+      define_nested(view(name_node), qualified);
       collect_parameters(param_list, s);
+      for (TSNode p : param_list) {
+        switch (kind(p)) {
+          case kIdentifier: positional.push_back(text(p)); break;
+          case kDefaultParameter:
+          case kTypedDefaultParameter: positional.push_back(text(field(p, g_.name))); break;
+          case kTypedParameter:
+            for (TSNode c : named(p))
+              if (is(c, kIdentifier)) {
+                positional.push_back(text(c));
+                break;
+              }
+            break;
+          default: break;
+        }
+      }
     }
     TSNode body = field(n, g_.body);
     if (!ts_node_is_null(body)) {
@@ -1172,7 +1309,10 @@ class Collector {
     }
     f.locals.assign(s.locals.begin(), s.locals.end());
     f.globals.assign(s.globals.begin(), s.globals.end());
+    f.params = std::move(positional);
+    f.decorators = decorators;
     scratch_.functions.push_back(std::move(f));
+    s.function_index = static_cast<int>(scratch_.functions.size() - 1);
 
     scopes_.push_back(std::move(s));
     const std::size_t index = scratch_.functions.size() - 1;
@@ -1208,15 +1348,18 @@ class Collector {
           b.where = "class keyword";
           TSNode value = field(a, g_.value);
           visit(value, b, depth + 1);
-          if (view(field(a, g_.name)) == "metaclass") metaclass = callee_text(value);
+          if (view(field(a, g_.name)) == "metaclass") metaclass = local_callee(callee_text(value));
         } else {
           b.where = "base class";
           visit(a, b, depth + 1);
-          std::string base = callee_text(a);
+          std::string base = local_callee(callee_text(a));
           if (!base.empty()) info.bases.push_back(std::move(base));
         }
       }
     }
+    info.metaclass = metaclass;
+    info.decorators = decorators;
+    define_nested(view(name_node), info.qualified_name);
     scratch_.classes.push_back(info);
     Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}, {}};
     scopes_.push_back(std::move(s));
@@ -1226,8 +1369,11 @@ class Collector {
     TSNode body = field(n, g_.body);
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     scopes_.pop_back();
-    // The class body has run; the metaclass makes the class, decorators wrap it.
+    // The class body has run; the metaclass makes the class (an inherited one
+    // too), the bases' __init_subclass__ run, decorators wrap it. The resolver
+    // reads `Base.__init_subclass__` as all of what creating a subclass runs.
     if (!metaclass.empty()) emit(ctx, Event::Kind::Call, metaclass, info.line);
+    for (const std::string& base : info.bases) emit(ctx, Event::Kind::Call, base + ".__init_subclass__", info.line);
     apply_decorators(decorators, ctx, info.line);
     define(name_node, Definition::Kind::Class, ctx);
   }
@@ -1313,6 +1459,11 @@ class Collector {
     } else {
       then_ctx.conditional = else_ctx.conditional = true;
     }
+    if (int mg = at_module_scope() && !ctx.deferred && !ctx.class_body ? main_test(cond) : 0) {
+      Ctx& script = mg == 1 ? then_ctx : else_ctx;
+      script.main_guard = true;
+      script.where = "__main__ block";
+    }
     for (TSNode c : named(n)) {
       if (ts_node_eq(c, cond)) continue;
       switch (kind(c)) {
@@ -1392,7 +1543,13 @@ class Collector {
       callee = callee_of_visited(fn);
       visit(field(n, g_.arguments), ctx, depth + 1);
     }
-    if (!callee.empty()) emit(ctx, Event::Kind::Call, std::move(callee), ts::line(n));
+    // `super().m(...)`: the next class's `m` in the MRO ("super.m").
+    if (callee.empty() && is(fn, kAttribute)) {
+      TSNode obj = field(fn, g_.object);
+      if (is(obj, kCall) && view(field(obj, g_.function)) == "super")
+        callee = "super." + text(field(fn, g_.attribute));
+    }
+    if (!callee.empty()) emit_call(ctx, std::move(callee), ts::line(n));
   }
 
   void visit_assignment(TSNode n, const Ctx& ctx, int depth, bool augmented) {
@@ -1406,6 +1563,7 @@ class Collector {
       visit_annotation(ann, ctx, depth, in_function_body);
     }
     if (!ts_node_is_null(right)) visit(right, ctx, depth + 1);
+    if (!augmented) record_alias(left, right, ctx);
     define(left, Definition::Kind::Assignment, ctx);
     if (at_module_scope() && is(left, kIdentifier) && view(left) == "__all__")
       read_dunder_all(right, augmented);
@@ -1457,8 +1615,15 @@ class Collector {
           auto dk = named(c);
           for (TSNode e : dk) visit(e, d, depth + 2);
           // `@name` / `@mod.name` call that function with the definition;
-          // `@factory(args)` calls what factory returned, which we cannot follow.
-          decorators.push_back(dk.size() == 1 ? callee_text(dk[0]) : std::string());
+          // `@factory(args)` calls what factory returned ("factory()").
+          std::string deco;
+          if (dk.size() == 1 && is(dk[0], kCall)) {
+            std::string f = callee_text(field(dk[0], g_.function));
+            if (!f.empty()) deco = local_callee(std::move(f)) + "()";
+          } else if (dk.size() == 1) {
+            deco = local_callee(callee_text(dk[0]));
+          }
+          decorators.push_back(std::move(deco));
         }
         TSNode def = field(n, g_.definition);
         if (is(def, kFunctionDefinition))
@@ -1514,6 +1679,26 @@ class Collector {
       case kGlobalStatement:
       case kNonlocalStatement: return;
       case kCall: visit_call(n, ctx, depth); return;
+      case kSubscript:
+        // `Cls[...]` at import time runs Cls.__class_getitem__ (the resolver
+        // finds nothing for a name that is not a first-party class).
+        if (!ctx.deferred && !(ctx.annotation && (out_.future_annotations || ctx.local_var_annotation))) {
+          std::string t = callee_text(field(n, g_.value));
+          if (!t.empty()) emit_call(ctx, t + ".__class_getitem__", ts::line(n));
+        }
+        break;
+      case kReturnStatement:
+        if (scopes_.back().kind == ScopeKind::Function && scopes_.back().function_index >= 0 &&
+            ts_node_named_child_count(n) == 1) {
+          std::string t = callee_text(ts_node_named_child(n, 0));
+          if (!t.empty()) {
+            auto& returns = scratch_.functions[scopes_.back().function_index].returns;
+            auto local = local_callees(t);
+            if (local.empty()) returns.push_back(std::move(t));
+            else returns.insert(returns.end(), local.begin(), local.end());
+          }
+        }
+        break;
       case kExpressionStatement:
         if (at_module_scope() && ts_node_named_child_count(n) == 1) {
           // __all__.extend([...]) / __all__ += [...] handled via assignment; extend here.

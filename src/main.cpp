@@ -18,6 +18,7 @@
 #include "facts_cache.hpp"
 #include "html_report.hpp"
 #include "progress.hpp"
+#include "reach_report.hpp"
 #include "rewrite.hpp"
 #include "run_record.hpp"
 #include "sarif.hpp"
@@ -286,6 +287,15 @@ int run_graph(const CommonOptions& o, const std::string& format) {
     std::cout << analysis_json(a, r)["graph"].dump(2) << "\n";
   }
   if (!o.json_out.empty() && !write_json(o.json_out, analysis_json(a, r))) return kExitError;
+  return kExitOk;
+}
+
+int run_reach(const CommonOptions& o) {
+  Progress progress(Progress::wanted(o.quiet));
+  Analysis a = analyse_and_report(o, progress);
+  Reachability r = compute_reachability(a.files, a.modules, true);
+  if (o.json_out != "-") write_reach_text(std::cout, a, r);
+  if (!o.json_out.empty() && !write_json(o.json_out, reach_json(a, r))) return kExitError;
   return kExitOk;
 }
 
@@ -700,6 +710,11 @@ int main(int argc, char** argv) {
   add_common(graph, graph_opts);
   graph->add_option("--format", graph_format, "dot or json")->check(CLI::IsMember({"dot", "json"}));
 
+  CommonOptions reach_opts;
+  auto* reach = app.add_subcommand(
+      "reach", "List, per module, the function bodies its module-level code runs (and the call chains)");
+  add_common(reach, reach_opts);
+
   CommonOptions sim_opts;
   std::string sim_entry = "normal";
   auto* sim = app.add_subcommand("simulate",
@@ -764,6 +779,7 @@ int main(int argc, char** argv) {
     // [tool.cyclefix] fills in what the chosen command's flags left out.
     bool configured = *cycles   ? apply_config(*cycles, cycles_opts)
                       : *graph  ? apply_config(*graph, graph_opts)
+                      : *reach  ? apply_config(*reach, reach_opts)
                       : *parse  ? apply_config(*parse, parse_opts)
                       : *sim    ? apply_config(*sim, sim_opts)
                       : *verify ? apply_config(*verify, ver_opts)
@@ -781,6 +797,7 @@ int main(int argc, char** argv) {
       return run_recorded(cycles_opts, args, inputs, [&](const CommonOptions& o) { return run_cycles(o, cycles_cli); });
     }
     if (*graph) return run_graph(graph_opts, graph_format);
+    if (*reach) return run_reach(reach_opts);
     if (*parse) return run_parse(parse_opts);
     if (*sim) return run_simulate(sim_opts, sim_entry);
     if (*verify) return run_verify(ver_opts, ver);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis.hpp"
 
@@ -10,14 +11,24 @@ namespace cyclefix {
 
 namespace {
 
-constexpr int kMaxBaseDepth = 8;
+// Bounds the walk through bases, aliases and modules (a cycle of aliases or of
+// bases is an error in Python, but the model must not loop on it).
+constexpr int kMaxDepth = 8;
+
+bool is_method(const FunctionInfo& f) { return !f.class_name.empty(); }
 
 }  // namespace
 
 struct CalleeResolver::FileIndex {
-  std::unordered_map<std::string, int> functions;  // qualified name -> index
-  std::unordered_map<std::string, int> classes;    // qualified name -> index
+  std::unordered_map<std::string, std::vector<int>> functions;  // qualified name -> every def of it
+  std::unordered_map<std::string, int> classes;                 // qualified name -> index
   std::unordered_map<std::string, ImportBinding> bindings;
+  std::unordered_map<std::string, std::vector<std::string>> aliases;  // module-level `name = target`
+  std::unordered_set<std::string> third_party;  // names bound by imports of other packages
+  std::unordered_set<std::string> defined;      // module-level names
+  // Function index -> the functions whose def runs when its body runs; the
+  // module body's list is at the end. The same for classes.
+  std::vector<std::vector<int>> defined_in, classes_in;
 };
 
 namespace {
@@ -28,15 +39,44 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
     const FileAnalysis& fa = files[f];
     if (!fa.analysed) continue;
     CalleeResolver::FileIndex& ix = out[f];
-    for (std::size_t i = 0; i < fa.facts.functions.size(); ++i)
-      ix.functions.emplace(fa.facts.functions[i].qualified_name, static_cast<int>(i));
+    const auto& fns = fa.facts.functions;
+    for (std::size_t i = 0; i < fns.size(); ++i) ix.functions[fns[i].qualified_name].push_back(static_cast<int>(i));
     for (std::size_t i = 0; i < fa.facts.classes.size(); ++i)
       ix.classes.emplace(fa.facts.classes[i].qualified_name, static_cast<int>(i));
+    for (const Alias& al : fa.facts.aliases) ix.aliases[al.name].push_back(al.target);
+    for (const Definition& d : fa.facts.definitions) ix.defined.insert(d.name);
+    // Functions come in source order, so an enclosing def precedes what it holds.
+    ix.defined_in.assign(fns.size() + 1, {});
+    std::vector<int> open;  // enclosing defs of the current one
+    for (std::size_t i = 0; i < fns.size(); ++i) {
+      while (!open.empty() && !(fns[open.back()].body_begin <= fns[i].begin && fns[i].begin < fns[open.back()].end))
+        open.pop_back();
+      ix.defined_in[open.empty() ? fns.size() : static_cast<std::size_t>(open.back())].push_back(static_cast<int>(i));
+      open.push_back(static_cast<int>(i));
+    }
+    // A class is made when the innermost def around it runs: strip its
+    // qualified name until a function's.
+    ix.classes_in.assign(fns.size() + 1, {});
+    for (std::size_t c = 0; c < fa.facts.classes.size(); ++c) {
+      std::string q = fa.facts.classes[c].qualified_name;
+      std::size_t owner = fns.size();
+      for (auto dot = q.rfind('.'); dot != std::string::npos; dot = q.rfind('.')) {
+        q.resize(dot);
+        if (auto f = ix.functions.find(q); f != ix.functions.end()) {
+          owner = static_cast<std::size_t>(f->second.back());
+          break;
+        }
+      }
+      ix.classes_in[owner].push_back(static_cast<int>(c));
+    }
     for (std::size_t i = 0; i < fa.facts.imports.size() && i < fa.resolved.size(); ++i) {
       const ImportStatement& st = fa.facts.imports[i];
       if (st.context == ImportContext::FunctionBody || st.context == ImportContext::ClassBody) continue;
       const ResolvedImport& r = fa.resolved[i];
-      if (!r.first_party) continue;
+      if (!r.first_party) {
+        for (const ImportAlias& a : st.names) ix.third_party.insert(a.bound_name(st.is_from));
+        continue;
+      }
       for (const ImportAlias& a : st.names) {
         std::string bound = a.bound_name(st.is_from);
         ImportBinding b;
@@ -58,6 +98,11 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
     }
   }
   return out;
+}
+
+void append(std::vector<BodyRef>& out, const std::vector<BodyRef>& more) {
+  for (BodyRef b : more)
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
 }
 
 }  // namespace
@@ -107,7 +152,15 @@ std::map<int, std::set<std::string>> functions_importing(const ModuleFacts& fact
 }
 
 CalleeResolver::CalleeResolver(const std::vector<FileAnalysis>& files, const ModuleIndex& modules)
-    : files_(files), modules_(modules), index_(build_indexes(files, modules)) {}
+    : files_(files), modules_(modules), index_(build_indexes(files, modules)) {
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    if (!files[f].analysed) continue;
+    for (std::size_t i = 0; i < files[f].facts.functions.size(); ++i) {
+      const FunctionInfo& fn = files[f].facts.functions[i];
+      if (is_method(fn)) methods_by_name_[fn.name].push_back({static_cast<int>(f), static_cast<int>(i)});
+    }
+  }
+}
 
 CalleeResolver::~CalleeResolver() = default;
 
@@ -116,6 +169,16 @@ std::optional<ImportBinding> CalleeResolver::binding(int file, std::string_view 
   auto it = ix.bindings.find(std::string(name));
   if (it == ix.bindings.end()) return std::nullopt;
   return it->second;
+}
+
+const std::vector<int>& CalleeResolver::defined_in(int file, int function) const {
+  const auto& d = index_[file].defined_in;
+  return function < 0 ? d.back() : d[function];
+}
+
+const std::vector<int>& CalleeResolver::classes_in(int file, int function) const {
+  const auto& d = index_[file].classes_in;
+  return function < 0 ? d.back() : d[function];
 }
 
 std::optional<std::pair<ModuleId, std::string>> CalleeResolver::module_prefix(int file,
@@ -137,115 +200,372 @@ std::optional<std::pair<ModuleId, std::string>> CalleeResolver::module_prefix(in
   return std::make_pair(m, rest);
 }
 
-std::vector<BodyRef> CalleeResolver::constructors(int file, const std::string& class_name, int depth) const {
-  std::vector<BodyRef> out;
-  if (depth > kMaxBaseDepth) return out;
+std::optional<CalleeResolver::ClassRef> CalleeResolver::resolve_class(int file, std::string_view dotted,
+                                                                      int depth) const {
+  if (file < 0 || depth > kMaxDepth || dotted.empty()) return std::nullopt;
   const auto& ix = index_[file];
-  auto c = ix.classes.find(class_name);
-  if (c == ix.classes.end()) return out;
-  bool has_init = false;
-  for (const char* m : {"__new__", "__init__", "__post_init__"}) {
-    auto f = ix.functions.find(class_name + "." + m);
-    if (f != ix.functions.end()) {
-      out.push_back({file, f->second});
-      if (std::string_view(m) == "__init__") has_init = true;
+  std::string whole(dotted);
+  if (ix.classes.count(whole)) return ClassRef{file, whole};
+  auto dot = dotted.find('.');
+  std::string head(dotted.substr(0, dot));
+  std::string rest = dot == std::string_view::npos ? "" : std::string(dotted.substr(dot + 1));
+  if (auto al = ix.aliases.find(head); al != ix.aliases.end()) {
+    for (const std::string& t : al->second) {
+      if (t == head) continue;
+      if (auto c = resolve_class(file, rest.empty() ? t : t + "." + rest, depth + 1)) return c;
     }
   }
-  if (!has_init) {
-    // Inherited constructors from bases defined in this module or imported.
-    for (const std::string& base : files_[file].facts.classes[c->second].bases) {
-      for (BodyRef b : resolve_call(file, -1, base)) out.push_back(b);
+  auto b = binding(file, head);
+  if (!b) return std::nullopt;
+  ModuleId m = b->module;
+  std::string name;
+  if (!b->name.empty()) {
+    name = rest.empty() ? b->name : b->name + "." + rest;
+  } else {
+    auto mp = module_prefix(file, dotted);
+    if (!mp) return std::nullopt;
+    m = mp->first;
+    name = mp->second;
+  }
+  int target = modules_[m].file;
+  if (target < 0 || !files_[target].analysed) return std::nullopt;
+  return resolve_class(target, name, depth + 1);
+}
+
+std::vector<BodyRef> CalleeResolver::method(const ClassRef& c, std::string_view name, int depth,
+                                            bool skip_self) const {
+  if (depth > kMaxDepth) return {};
+  const auto& ix = index_[c.file];
+  if (!skip_self) {
+    auto f = ix.functions.find(c.name + "." + std::string(name));
+    if (f != ix.functions.end()) {
+      std::vector<BodyRef> out;
+      for (int i : f->second) out.push_back({c.file, i});
+      return out;
     }
+  }
+  // The first base (depth first, as far as the MRO goes for single inheritance)
+  // that has it.
+  auto k = ix.classes.find(c.name);
+  if (k == ix.classes.end()) return {};
+  for (const std::string& base : files_[c.file].facts.classes[k->second].bases) {
+    auto bc = resolve_class(c.file, base, depth + 1);
+    if (!bc) continue;
+    auto found = method(*bc, name, depth + 1);
+    if (!found.empty()) return found;
+  }
+  return {};
+}
+
+std::optional<CalleeResolver::ClassRef> CalleeResolver::metaclass_of(const ClassRef& c, int depth) const {
+  if (depth > kMaxDepth) return std::nullopt;
+  auto k = index_[c.file].classes.find(c.name);
+  if (k == index_[c.file].classes.end()) return std::nullopt;
+  const ClassInfo& info = files_[c.file].facts.classes[k->second];
+  if (!info.metaclass.empty()) return resolve_class(c.file, info.metaclass, depth + 1);
+  for (const std::string& base : info.bases) {
+    auto bc = resolve_class(c.file, base, depth + 1);
+    if (!bc) continue;
+    if (auto m = metaclass_of(*bc, depth + 1)) return m;
+  }
+  return std::nullopt;
+}
+
+std::vector<BodyRef> CalleeResolver::constructors(const ClassRef& c, int depth) const {
+  std::vector<BodyRef> out;
+  if (depth > kMaxDepth) return out;
+  for (const char* m : {"__new__", "__init__", "__post_init__", "__set_name__"}) append(out, method(c, m, depth));
+  if (auto meta = metaclass_of(c, depth)) append(out, method(*meta, "__call__", depth));
+  return out;
+}
+
+std::vector<BodyRef> CalleeResolver::subclass_hooks(const ClassRef& c, int depth) const {
+  std::vector<BodyRef> out;
+  if (depth > kMaxDepth) return out;
+  append(out, method(c, "__init_subclass__", depth));
+  if (auto meta = metaclass_of(c, depth)) {
+    for (const char* m : {"__prepare__", "__new__", "__init__"}) append(out, method(*meta, m, depth));
   }
   return out;
 }
 
-std::vector<BodyRef> CalleeResolver::in_module(ModuleId m, std::string_view name) const {
+std::vector<BodyRef> CalleeResolver::in_module(ModuleId m, std::string_view name, int depth) const {
   int file = modules_[m].file;
-  if (file < 0 || !files_[file].analysed || name.empty() || name.find('.') != std::string_view::npos) {
-    // `mod.Cls.method`: a class attribute of another module.
-    if (file >= 0 && files_[file].analysed && !name.empty()) {
-      const auto& ix = index_[file];
-      auto f = ix.functions.find(std::string(name));
-      if (f != ix.functions.end()) return {{file, f->second}};
-    }
-    return {};
-  }
+  if (file < 0 || !files_[file].analysed || name.empty()) return {};
+  return lookup(file, name, depth + 1);
+}
+
+// `dotted` as a name of `file`'s module namespace: a function, a class, a
+// `Cls.method` (through the bases), an alias, or a name a first-party import bound.
+std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, int depth) const {
+  if (depth > kMaxDepth || dotted.empty()) return {};
   const auto& ix = index_[file];
-  auto f = ix.functions.find(std::string(name));
-  if (f != ix.functions.end()) return {{file, f->second}};
-  if (ix.classes.count(std::string(name))) return constructors(file, std::string(name), 0);
-  return {};
+  std::string whole(dotted);
+  if (auto f = ix.functions.find(whole); f != ix.functions.end()) {
+    std::vector<BodyRef> out;
+    for (int i : f->second) out.push_back({file, i});
+    return out;
+  }
+  if (ix.classes.count(whole)) return constructors({file, whole}, depth);
+  // `Cls.method`, `Outer.Inner.method`: the longest class prefix.
+  for (auto dot = dotted.rfind('.'); dot != std::string_view::npos && dot > 0; dot = dotted.rfind('.', dot - 1)) {
+    std::string cls(dotted.substr(0, dot));
+    if (!ix.classes.count(cls)) continue;
+    std::string_view rest = dotted.substr(dot + 1);
+    if (rest.find('.') != std::string_view::npos) break;
+    if (rest == "__init_subclass__") return subclass_hooks({file, cls}, depth);
+    return method({file, cls}, rest, depth);
+  }
+  auto dot = dotted.find('.');
+  std::string head(dotted.substr(0, dot));
+  std::string rest = dot == std::string_view::npos ? "" : std::string(dotted.substr(dot + 1));
+  if (auto al = ix.aliases.find(head); al != ix.aliases.end()) {
+    std::vector<BodyRef> out;
+    for (const std::string& t : al->second)
+      if (t != head) append(out, lookup(file, rest.empty() ? t : t + "." + rest, depth + 1));
+    if (!out.empty()) return out;
+  }
+  auto b = binding(file, head);
+  if (!b) return {};
+  if (!b->name.empty()) return in_module(b->module, rest.empty() ? b->name : b->name + "." + rest, depth);
+  auto mp = module_prefix(file, dotted);
+  if (!mp) return {};
+  return in_module(mp->first, mp->second, depth);
+}
+
+std::optional<CalleeResolver::ClassRef> CalleeResolver::enclosing_class(int file, int in_function) const {
+  if (in_function < 0) return std::nullopt;
+  const std::string& q = files_[file].facts.functions[in_function].qualified_name;
+  auto last = q.rfind('.');
+  if (last == std::string::npos) return std::nullopt;
+  std::string cls = q.substr(0, last);
+  if (!index_[file].classes.count(cls)) return std::nullopt;
+  return ClassRef{file, cls};
 }
 
 std::vector<BodyRef> CalleeResolver::resolve_call(int file, int in_function, std::string_view callee) const {
-  const FileAnalysis& fa = files_[file];
-  const auto& ix = index_[file];
   auto dot = callee.find('.');
-  std::string head(callee.substr(0, dot));
-  std::string rest = dot == std::string_view::npos ? "" : std::string(callee.substr(dot + 1));
+  std::string_view head = callee.substr(0, dot);
+  std::string_view rest = dot == std::string_view::npos ? std::string_view() : callee.substr(dot + 1);
 
-  // self.m() / cls.m() inside a method: the same class's method.
-  if ((head == "self" || head == "cls") && !rest.empty() && rest.find('.') == std::string::npos &&
-      in_function >= 0) {
-    const std::string& q = fa.facts.functions[in_function].qualified_name;
-    auto last = q.rfind('.');
-    if (last != std::string::npos) {
-      std::string cls = q.substr(0, last);
-      auto f = ix.functions.find(cls + "." + rest);
-      if (f != ix.functions.end()) return {{file, f->second}};
-    }
-    return {};
+  // self.m() / cls.m() / super().m() inside a method: the class's (or its bases') method.
+  if ((head == "self" || head == "cls" || head == "super") && !rest.empty() &&
+      rest.find('.') == std::string_view::npos) {
+    auto c = enclosing_class(file, in_function);
+    if (!c) return {};
+    return method(*c, rest, 0, head == "super");
   }
-  // A name of this module: a function, a class, or Cls.method.
-  std::string whole(callee);
-  auto f = ix.functions.find(whole);
-  if (f != ix.functions.end()) return {{file, f->second}};
-  if (ix.classes.count(whole)) return constructors(file, whole, 0);
-  // A name bound by a first-party import.
-  auto b = binding(file, head);
-  if (!b) return {};
-  if (!b->name.empty()) {
-    std::string target = rest.empty() ? b->name : b->name + "." + rest;
-    return in_module(b->module, target);
-  }
-  auto mp = module_prefix(file, callee);
-  if (!mp) return {};
-  return in_module(mp->first, mp->second);
+  return lookup(file, callee, 0);
 }
 
-Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules) {
+std::vector<BodyRef> CalleeResolver::assume_call(int file, int in_function, std::string_view callee) const {
+  auto dot = callee.rfind('.');
+  if (dot == std::string_view::npos) return {};
+  std::string_view head = callee.substr(0, callee.find('.'));
+  const auto& ix = index_[file];
+  // A module of another package, or a first-party module whose name was looked
+  // up exactly: nothing to assume.
+  if (ix.third_party.count(std::string(head))) return {};
+  if (auto b = binding(file, head); b && b->name.empty() && callee.find('.') == dot) return {};
+  static const std::unordered_set<std::string_view> kBuiltinTypes = {
+      "str", "bytes", "dict", "list", "set", "frozenset", "tuple", "object", "int", "float", "bool", "type"};
+  if (kBuiltinTypes.count(head) && !ix.bindings.count(std::string(head)) && !ix.classes.count(std::string(head)))
+    return {};
+  (void)in_function;
+  auto it = methods_by_name_.find(std::string(callee.substr(dot + 1)));
+  return it == methods_by_name_.end() ? std::vector<BodyRef>{} : it->second;
+}
+
+bool CalleeResolver::decorators_call(int file, const std::vector<std::string>& decorators, int in_function) const {
+  for (const std::string& d : decorators) {
+    if (d.empty()) continue;
+    std::vector<BodyRef> bodies;
+    if (d.ends_with("()")) {
+      // What the factory returns is the decorator.
+      for (BodyRef f : resolve_call(file, in_function, std::string_view(d).substr(0, d.size() - 2))) {
+        for (const std::string& r : files_[f.file].facts.functions[f.function].returns)
+          append(bodies, lookup(f.file, r, 0));
+      }
+    } else {
+      bodies = resolve_call(file, in_function, d);
+    }
+    for (BodyRef b : bodies) {
+      const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
+      std::size_t arg = is_method(fn) ? 1 : 0;  // a class used as decorator: __init__(self, fn)
+      if (fn.params.size() <= arg) continue;
+      const std::string& p = fn.params[arg];
+      for (const Event& e : fn.events)
+        if (e.kind == Event::Kind::Call && e.name == p) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<BodyRef> CalleeResolver::module_getattr(ModuleId m, std::string_view name) const {
+  int file = modules_[m].file;
+  if (file < 0 || !files_[file].analysed) return std::nullopt;
+  const auto& ix = index_[file];
+  auto f = ix.functions.find("__getattr__");
+  if (f == ix.functions.end() || ix.defined.count(std::string(name))) return std::nullopt;
+  if (modules_.find(modules_[m].name + "." + std::string(name))) return std::nullopt;  // a submodule
+  return BodyRef{file, f->second.back()};
+}
+
+namespace {
+
+// Walks, for one module at a time, the bodies its module-level code runs.
+class ReachWalker {
+ public:
+  ReachWalker(const std::vector<FileAnalysis>& files, const ModuleIndex& modules, const CalleeResolver& resolver,
+              Reachability& r)
+      : files_(files), modules_(modules), resolver_(resolver), r_(r) {
+    seen_.resize(files.size());
+    for (std::size_t f = 0; f < files.size(); ++f) seen_[f].assign(files[f].facts.functions.size(), 0);
+  }
+
+  // The steps of module `file`; also marks the union in r_ and charges imports.
+  std::vector<ReachStep> walk(int file) {
+    ++stamp_;
+    steps_.clear();
+    exact_.clear();
+    assumed_.clear();
+    root_ = file;
+    visit(file, -1, files_[file].facts.events, -1, false);
+    for (;;) {
+      int s;
+      if (!exact_.empty()) {
+        s = exact_.front();
+        exact_.pop_front();
+      } else if (!assumed_.empty()) {
+        s = assumed_.front();
+        assumed_.pop_front();
+      } else {
+        break;
+      }
+      BodyRef b = steps_[s].body;
+      visit(b.file, b.function, files_[b.file].facts.functions[b.function].events, s, steps_[s].assumed);
+    }
+    return std::move(steps_);
+  }
+
+ private:
+  struct Resolved {
+    std::vector<BodyRef> bodies;
+    bool assumed = false;
+  };
+
+  const Resolved& resolve(int file, int function, const Event& e) {
+    auto it = memo_.find(&e);
+    if (it != memo_.end()) return it->second;
+    Resolved r;
+    r.bodies = resolver_.resolve_call(file, function, e.name);
+    if (r.bodies.empty()) {
+      r.bodies = resolver_.assume_call(file, function, e.name);
+      r.assumed = !r.bodies.empty();
+    }
+    return memo_.emplace(&e, std::move(r)).first->second;
+  }
+
+  void reach(BodyRef b, int parent, int line, std::string call, bool assumed) {
+    uint32_t& seen = seen_[b.file][b.function];
+    if (seen == stamp_) return;
+    seen = stamp_;
+    int index = static_cast<int>(steps_.size());
+    steps_.push_back({b, parent, line, std::move(call), assumed});
+    (assumed ? assumed_ : exact_).push_back(index);
+    // The union: the first module to reach the body, exactly if any does.
+    if (!r_.runs[b.file][b.function] || (!assumed && r_.assumed[b.file][b.function])) {
+      r_.runs[b.file][b.function] = true;
+      r_.assumed[b.file][b.function] = assumed;
+      r_.reached_from[b.file][b.function] = root_;
+      int s = index;  // the module-level line that started the chain
+      while (steps_[s].parent >= 0) s = steps_[s].parent;
+      r_.reached_line[b.file][b.function] = steps_[s].line;
+    }
+  }
+
+  // The events of one body (function -1: the module body of `file`).
+  void visit(int file, int function, const std::vector<Event>& events, int parent, bool assumed) {
+    const FileAnalysis& fa = files_[file];
+    for (const Event& e : events) {
+      switch (e.kind) {
+        case Event::Kind::Call: {
+          const Resolved& r = resolve(file, function, e);
+          for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
+          break;
+        }
+        case Event::Kind::Import: {
+          if (function >= 0) r_.charged_imports.push_back({root_, file, e.import});
+          // `from m import name` that m's module __getattr__ serves.
+          if (e.import < 0 || static_cast<std::size_t>(e.import) >= fa.resolved.size()) break;
+          for (const ImportTarget& t : fa.resolved[e.import].targets) {
+            if (t.reason != EdgeReason::NameFrom || t.name == "*") continue;
+            if (auto g = resolver_.module_getattr(t.module, t.name))
+              reach(*g, parent, e.line, "from " + modules_[t.module].name + " import " + t.name, assumed);
+          }
+          break;
+        }
+        case Event::Kind::Use: {
+          // `mod.name` that mod's module __getattr__ serves.
+          if (e.name.find('.') == std::string::npos || e.local) break;
+          auto mp = resolver_.module_prefix(file, e.name);
+          if (!mp || mp->second.empty()) break;
+          std::string attr = mp->second.substr(0, mp->second.find('.'));
+          if (auto g = resolver_.module_getattr(mp->first, attr)) reach(*g, parent, e.line, e.name, assumed);
+          break;
+        }
+        case Event::Kind::Bind: break;
+      }
+    }
+    // Decorators that call what they decorate run it when the def runs.
+    for (int d : resolver_.defined_in(file, function)) {
+      const FunctionInfo& fn = fa.facts.functions[d];
+      if (fn.decorators.empty() || !resolver_.decorators_call(file, fn.decorators, function)) continue;
+      reach({file, d}, parent, fn.line, "@" + fn.decorators.front() + " calls " + fn.name, assumed);
+    }
+    // A class decorator that calls the class instantiates it.
+    for (int k : resolver_.classes_in(file, function)) {
+      const ClassInfo& c = fa.facts.classes[k];
+      if (c.decorators.empty() || !resolver_.decorators_call(file, c.decorators, function)) continue;
+      for (BodyRef b : resolver_.resolve_call(file, function, c.qualified_name))
+        reach(b, parent, c.line, "@" + c.decorators.front() + " calls " + c.qualified_name, assumed);
+    }
+  }
+
+  const std::vector<FileAnalysis>& files_;
+  const ModuleIndex& modules_;
+  const CalleeResolver& resolver_;
+  Reachability& r_;
+  std::vector<std::vector<uint32_t>> seen_;
+  uint32_t stamp_ = 0;
+  int root_ = -1;
+  std::vector<ReachStep> steps_;
+  std::deque<int> exact_, assumed_;
+  std::unordered_map<const Event*, Resolved> memo_;
+};
+
+}  // namespace
+
+Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
+                                  bool keep_steps) {
   Reachability r;
   r.runs.resize(files.size());
+  r.assumed.resize(files.size());
   r.reached_from.resize(files.size());
   r.reached_line.resize(files.size());
   for (std::size_t f = 0; f < files.size(); ++f) {
     r.runs[f].assign(files[f].facts.functions.size(), false);
+    r.assumed[f].assign(files[f].facts.functions.size(), false);
     r.reached_from[f].assign(files[f].facts.functions.size(), -1);
     r.reached_line[f].assign(files[f].facts.functions.size(), 0);
   }
+  if (keep_steps) r.steps.resize(files.size());
   CalleeResolver resolver(files, modules);
-  std::deque<BodyRef> work;
-  auto visit_events = [&](int file, int function, const std::vector<Event>& events, int origin) {
-    for (const Event& e : events) {
-      if (e.kind != Event::Kind::Call) continue;
-      for (BodyRef b : resolver.resolve_call(file, function, e.name)) {
-        if (r.runs[b.file][b.function]) continue;
-        r.runs[b.file][b.function] = true;
-        r.reached_from[b.file][b.function] = origin;
-        r.reached_line[b.file][b.function] = function < 0 ? e.line : r.reached_line[file][function];
-        work.push_back(b);
-      }
-    }
-  };
+  ReachWalker walker(files, modules, resolver, r);
   for (std::size_t f = 0; f < files.size(); ++f) {
     if (!files[f].analysed) continue;
-    visit_events(static_cast<int>(f), -1, files[f].facts.events, static_cast<int>(f));
-    while (!work.empty()) {
-      BodyRef b = work.front();
-      work.pop_front();
-      visit_events(b.file, b.function, files[b.file].facts.functions[b.function].events, static_cast<int>(f));
-    }
+    auto steps = walker.walk(static_cast<int>(f));
+    if (keep_steps) r.steps[f] = std::move(steps);
   }
   return r;
 }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "facts.hpp"
@@ -46,8 +47,27 @@ class CalleeResolver {
   CalleeResolver& operator=(const CalleeResolver&) = delete;
 
   // The bodies a call to `callee` (as written in file `file`, inside `in_function`
-  // or -1 at module level) runs: one function, or a class's constructors.
+  // or -1 at module level) runs: one function (every def of its name), a
+  // class's constructors (and its metaclass's __call__), `Base.__init_subclass__`
+  // for what creating a subclass of Base runs (the bases' __init_subclass__, the
+  // metaclass's __prepare__/__new__/__init__). Methods are looked up through the
+  // first-party bases; `self.m`, `cls.m` and `super.m` (for `super().m`) in the
+  // enclosing class.
   std::vector<BodyRef> resolve_call(int file, int in_function, std::string_view callee) const;
+
+  // When resolve_call finds nothing for a method call on an object the model
+  // cannot type (`obj.m()`, `self.m()` with no `m` in the class or its bases):
+  // every first-party method named `m`. The model assumes they may run.
+  std::vector<BodyRef> assume_call(int file, int in_function, std::string_view callee) const;
+
+  // The bodies of the decorators applied to function `function` of `file`
+  // (`@factory(args)` gives the defs the factory returns) that call the
+  // decorated object: then the decorated function runs when it is defined.
+  bool decorators_call(int file, const std::vector<std::string>& decorators, int in_function) const;
+
+  // A module-level `__getattr__` (PEP 562) of module `m` that serves `name`
+  // (not defined at module level), or nothing.
+  std::optional<BodyRef> module_getattr(ModuleId m, std::string_view name) const;
 
   // What `name` (first component of a dotted chain) is bound to by a module-level
   // import in `file`, if it is a first-party binding.
@@ -57,30 +77,73 @@ class CalleeResolver {
   // module prefix of the dotted chain, and the rest.
   std::optional<std::pair<ModuleId, std::string>> module_prefix(int file, std::string_view dotted) const;
 
+  // Functions of `file` whose def statement runs when body `function` (-1: the
+  // module body) runs: defined directly in it or in a class body inside it.
+  const std::vector<int>& defined_in(int file, int function) const;
+  // The same for classes: made when body `function` runs.
+  const std::vector<int>& classes_in(int file, int function) const;
+
  private:
-  std::vector<BodyRef> constructors(int file, const std::string& class_name, int depth) const;
-  std::vector<BodyRef> in_module(ModuleId m, std::string_view name) const;
+  struct ClassRef {
+    int file = -1;
+    std::string name;  // qualified
+  };
+  std::vector<BodyRef> lookup(int file, std::string_view dotted, int depth) const;
+  std::optional<ClassRef> resolve_class(int file, std::string_view dotted, int depth) const;
+  std::vector<BodyRef> method(const ClassRef& c, std::string_view name, int depth, bool skip_self = false) const;
+  std::optional<ClassRef> metaclass_of(const ClassRef& c, int depth) const;
+  std::vector<BodyRef> constructors(const ClassRef& c, int depth) const;
+  std::vector<BodyRef> subclass_hooks(const ClassRef& c, int depth) const;
+  std::vector<BodyRef> in_module(ModuleId m, std::string_view name, int depth) const;
+  std::optional<ClassRef> enclosing_class(int file, int in_function) const;
 
   const std::vector<FileAnalysis>& files_;
   const ModuleIndex& modules_;
   std::vector<FileIndex> index_;
+  std::unordered_map<std::string, std::vector<BodyRef>> methods_by_name_;  // for assume_call
+};
+
+// One body reached while a module's own module-level code runs.
+struct ReachStep {
+  BodyRef body;
+  int parent = -1;   // index of the step whose body made the call; -1: module-level code
+  int line = 0;      // line of the call (in the parent's file)
+  std::string call;  // the call as the model read it ("make_verifier", "Cls", "@deco", ...)
+  bool assumed = false;  // reached only through a call the model could not resolve exactly
+};
+
+// An import statement inside a function body that runs while module
+// `charged_file`'s module-level code runs (possibly a body of another file).
+struct ChargedImport {
+  int charged_file = -1;
+  int file = -1;
+  int import = -1;
 };
 
 // For every file, which of its functions run during the import of some module
 // (union over all modules' import-time code).
 struct Reachability {
   std::vector<std::vector<bool>> runs;  // [file][function]
+  // Reached only through calls the model could not resolve exactly (see
+  // CalleeResolver::assume_call): the model assumes they run.
+  std::vector<std::vector<bool>> assumed;  // [file][function]
   // For each body that runs: the module whose import-time code first reached it.
   std::vector<std::vector<int>> reached_from;  // [file][function] -> file index, -1 if not
   // ... and the line of the module-level statement in that file whose call started the chain.
   std::vector<std::vector<int>> reached_line;  // [file][function] -> line, 0 if not
+  // Imports in function bodies that import-time code runs, charged to the module
+  // whose code runs them: its import-time edges.
+  std::vector<ChargedImport> charged_imports;
+  // With keep_steps: per file, the bodies its module-level code runs.
+  std::vector<std::vector<ReachStep>> steps;
 
   bool body_runs(int file, int function) const {
     return function >= 0 && runs[file][function];
   }
 };
 
-Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules);
+Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
+                                  bool keep_steps = false);
 
 // The index of the function whose body directly contains an import or use with
 // this qualified scope, or -1.

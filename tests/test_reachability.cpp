@@ -100,7 +100,10 @@ TEST(Reachability, CallIntoAnotherModulesFunction) {
       {"plugins.py", ""},
   });
   EXPECT_TRUE(runs(a, "reg", "register"));
-  EXPECT_TRUE(has_edge(a, "reg", "plugins"));
+  // The import runs while app's module-level code runs, not reg's: the edge is
+  // app's (reg's own import never runs it).
+  EXPECT_FALSE(has_edge(a, "reg", "plugins"));
+  EXPECT_TRUE(has_edge(a, "app", "plugins"));
 }
 
 TEST(Reachability, PostInitAndInheritedInit) {
@@ -117,4 +120,190 @@ TEST(Reachability, PostInitAndInheritedInit) {
   EXPECT_TRUE(runs(a, "m", "D.__post_init__"));
   EXPECT_TRUE(has_edge(a, "m", "n"));
   EXPECT_TRUE(has_edge(a, "m", "o"));
+}
+
+// The issue-15 shapes: each is a way CPython runs a function body at import
+// that the model must see (checked against CPython's trace in tests/oracle/).
+
+TEST(Reachability, FactoryInstantiatesNestedClassThroughLocalAlias) {
+  auto a = analysis_of({
+      {"v.py",
+       "def make_verifier():\n"
+       "    class _V:\n        def __init__(self):\n            import n\n"
+       "    ret = _V\n    ret = ret()\n    return ret\n"
+       "V = make_verifier()\n"},
+      {"n.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "v", "make_verifier"));
+  EXPECT_TRUE(runs(a, "v", "make_verifier._V.__init__"));
+  EXPECT_TRUE(has_edge(a, "v", "n"));
+}
+
+TEST(Reachability, PartialAndModuleAliases) {
+  auto a = analysis_of({
+      {"m.py",
+       "import functools\n"
+       "def f(x):\n    import n\n"
+       "def g():\n    import o\n"
+       "p = functools.partial(f, 1)\nh = g\np()\nh()\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "f"));
+  EXPECT_TRUE(runs(a, "m", "g"));
+}
+
+TEST(Reachability, DecoratorThatCallsTheDecoratedFunction) {
+  auto a = analysis_of({
+      {"m.py",
+       "def run_now(fn):\n    fn()\n    return fn\n"
+       "def keep(fn):\n    return fn\n"
+       "@run_now\ndef setup():\n    import n\n"
+       "@keep\ndef later():\n    import o\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "setup"));
+  EXPECT_FALSE(runs(a, "m", "later"));
+  EXPECT_TRUE(has_edge(a, "m", "n"));
+  EXPECT_FALSE(has_edge(a, "m", "o"));
+}
+
+TEST(Reachability, DecoratorFactoryReturnsTheDecorator) {
+  auto a = analysis_of({
+      {"m.py",
+       "def register(name):\n"
+       "    def deco(fn):\n        fn()\n        return fn\n"
+       "    return deco\n"
+       "def wrapping(name):\n"
+       "    def deco(fn):\n        def wrapper(*a):\n            return fn(*a)\n        return wrapper\n"
+       "    return deco\n"
+       "@register('x')\ndef setup():\n    import n\n"
+       "@wrapping('y')\ndef later():\n    import o\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "register"));
+  EXPECT_TRUE(runs(a, "m", "setup"));
+  EXPECT_TRUE(runs(a, "m", "wrapping"));
+  EXPECT_FALSE(runs(a, "m", "wrapping.deco.wrapper"));
+  EXPECT_FALSE(runs(a, "m", "later"));
+}
+
+TEST(Reachability, ClassDecoratorThatInstantiates) {
+  auto a = analysis_of({
+      {"m.py",
+       "def singleton(cls):\n    return cls()\n"
+       "@singleton\nclass Config:\n    def __init__(self):\n        import n\n"},
+      {"n.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "Config.__init__"));
+}
+
+TEST(Reachability, ClassBodyCallsItsOwnFunctions) {
+  auto a = analysis_of({
+      {"m.py",
+       "class C:\n"
+       "    def _make(x):\n        import n\n        return x\n"
+       "    @staticmethod\n    def _static():\n        import o\n"
+       "    VALUE = _make(1)\n    OTHER = _static()\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "C._make"));
+  EXPECT_TRUE(runs(a, "m", "C._static"));
+}
+
+TEST(Reachability, MetaclassInitSubclassSetNameClassGetitem) {
+  auto a = analysis_of({
+      {"base.py",
+       "class Meta(type):\n"
+       "    def __new__(mcs, name, bases, ns):\n        import n1\n        return super().__new__(mcs, name, bases, ns)\n"
+       "    def __call__(cls, *a):\n        import n2\n        return super().__call__(*a)\n"
+       "class Base(metaclass=Meta):\n"
+       "    def __init_subclass__(cls, **kw):\n        import n3\n"
+       "    def __class_getitem__(cls, item):\n        import n4\n        return cls\n"
+       "class Field:\n    def __set_name__(self, owner, name):\n        import n5\n"},
+      {"app.py",
+       "from base import Base, Field\n"
+       "class Model(Base):\n    f = Field()\n"
+       "Alias = Base[int]\n"},
+      {"n1.py", ""}, {"n2.py", ""}, {"n3.py", ""}, {"n4.py", ""}, {"n5.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "base", "Meta.__new__"));           // Base itself, and Model (inherited metaclass)
+  EXPECT_TRUE(runs(a, "base", "Base.__init_subclass__"));  // Model
+  EXPECT_TRUE(runs(a, "base", "Field.__set_name__"));
+  EXPECT_TRUE(runs(a, "base", "Base.__class_getitem__"));
+  EXPECT_FALSE(runs(a, "base", "Meta.__call__"));          // nothing instantiates a Base
+  EXPECT_TRUE(has_edge(a, "app", "n3"));                   // charged to the module whose class statement ran it
+  EXPECT_FALSE(has_edge(a, "base", "n3"));
+}
+
+TEST(Reachability, ModuleGetattrServesAFromImport) {
+  auto a = analysis_of({
+      {"p/__init__.py", "def __getattr__(name):\n    import n\n    return 1\n"},
+      {"p/user.py", "from p import lazy_thing\n"},
+      {"n.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "p", "__getattr__"));
+  EXPECT_TRUE(has_edge(a, "p.user", "n"));
+}
+
+TEST(Reachability, OverloadStubsAndTheRealDefinition) {
+  auto a = analysis_of({
+      {"m.py",
+       "from typing import overload\n"
+       "@overload\ndef f(x: int) -> int: ...\n"
+       "@overload\ndef f(x: str) -> str: ...\n"
+       "def f(x):\n    import n\n    return x\n"
+       "f(1)\n"},
+      {"n.py", ""},
+  });
+  const auto& fns = a.files[0].facts.functions;
+  ASSERT_EQ(fns.size(), 3u);
+  EXPECT_TRUE(a.reach.body_runs(0, 2));  // the def that is bound last
+  EXPECT_TRUE(has_edge(a, "m", "n"));
+}
+
+TEST(Reachability, MainGuardNeverRunsOnImport) {
+  auto a = analysis_of({
+      {"m.py",
+       "def main():\n    import n\n"
+       "if __name__ == '__main__':\n    import o\n    main()\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_FALSE(runs(a, "m", "main"));
+  EXPECT_FALSE(has_edge(a, "m", "n"));
+  EXPECT_FALSE(has_edge(a, "m", "o"));
+  EXPECT_EQ(a.files[0].facts.imports[1].context, ImportContext::MainGuard);
+}
+
+TEST(Reachability, SuperCallsAndInheritedMethods) {
+  auto a = analysis_of({
+      {"m.py",
+       "class A:\n    def __init__(self):\n        import n\n    def setup(self):\n        import o\n"
+       "class B(A):\n    def __init__(self):\n        super().__init__()\n        self.setup()\n"
+       "b = B()\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "A.__init__"));
+  EXPECT_TRUE(runs(a, "m", "A.setup"));
+}
+
+TEST(Reachability, UnresolvedMethodCallIsAssumed) {
+  auto a = analysis_of({
+      {"m.py",
+       "class Registry:\n    def add(self, x):\n        import n\n"
+       "def get():\n    return Registry()\n"
+       "get().add(1)\n"
+       "r = get()\nr.add(2)\n"},
+      {"n.py", ""},
+  });
+  int f = 0;
+  int add = function_index(a.files[f].facts, "Registry.add");
+  ASSERT_GE(add, 0);
+  EXPECT_TRUE(a.reach.body_runs(f, add));
+  EXPECT_TRUE(a.reach.assumed[f][add]);
 }
