@@ -1,0 +1,3 @@
+from app.plugins import load
+
+ACTIVE = load()

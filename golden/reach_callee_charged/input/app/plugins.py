@@ -1,0 +1,4 @@
+def load():
+    from app.hooks import HOOKS
+
+    return HOOKS

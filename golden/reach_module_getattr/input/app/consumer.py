@@ -1,0 +1,3 @@
+from app.models import DEFAULT
+
+CURRENT = DEFAULT
