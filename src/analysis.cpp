@@ -204,7 +204,11 @@ void build_graph_on(Analysis& a, unsigned jobs) {
       }
     }
   }
+  // Only bodies reached exactly make edges: an assumed body (a call the model
+  // could not resolve) pins the imports it uses, but a cycle through it would
+  // be a guess, reported as a fact.
   for (const ChargedImport& c : a.reach.charged_imports) {
+    if (c.assumed) continue;
     FileAnalysis& fa = a.files[c.file];
     const ImportStatement& st = fa.facts.imports[c.import];
     fa.import_runs[c.import] = true;

@@ -335,7 +335,7 @@ void guard_working_imports(const Analysis& a, const BothModes* given, const std:
         if (!e.fails) ok_before.insert(e.module);
       for (const EntryPrediction& e : after->entries) {
         if (!e.fails || !ok_before.count(e.module)) continue;
-        if (!resolver) resolver.emplace(a.files, a.modules);
+        if (!resolver) resolver.emplace(a.files, a.modules, CalleeResolver::Reach::Simulator);
         std::vector<int> open;  // cuts not pinned this round
         std::set_difference(plan.cuts.begin(), plan.cuts.end(), pinned.begin(), pinned.end(), std::back_inserter(open));
         // This round's pins may already cover it.

@@ -656,11 +656,19 @@ class Collector {
 
   // `name = target`: what calling `name` calls, when target is a dotted name
   // or functools.partial/staticmethod/classmethod of one.
+  // `name = Cls(...)` makes `name` an instance: "Cls()" (calling it runs
+  // Cls.__call__, `name.m()` runs Cls.m).
   std::vector<std::string> alias_targets(TSNode value) {
     if (is(value, kCall)) {
       std::string_view fn = view(field(value, g_.function));
-      if (fn != "partial" && fn != "functools.partial" && fn != "staticmethod" && fn != "classmethod")
-        return {};
+      if (fn != "partial" && fn != "functools.partial" && fn != "staticmethod" && fn != "classmethod") {
+        std::string callee = callee_text(field(value, g_.function));
+        if (callee.empty() || callee.find("()") != std::string::npos) return {};
+        std::vector<std::string> out = scopes_.size() > 1 ? local_callees(callee) : std::vector<std::string>{};
+        if (out.empty()) out.push_back(std::move(callee));
+        for (auto& t : out) t += "()";
+        return out;
+      }
       TSNode args = field(value, g_.arguments);
       if (!is(args, kArgumentList) || ts_node_named_child_count(args) == 0) return {};
       value = ts_node_named_child(args, 0);

@@ -1,7 +1,6 @@
 #include "reachability.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,6 +16,23 @@ namespace {
 constexpr int kMaxDepth = 8;
 
 bool is_method(const FunctionInfo& f) { return !f.class_name.empty(); }
+
+// Methods of dict, list, set, frozenset, tuple, str, bytes, bytearray, int and
+// float (Python 3.11's dir(), public names).
+const std::unordered_set<std::string_view> kBuiltinMethods = {
+    "add", "append", "as_integer_ratio", "bit_count", "bit_length", "capitalize", "casefold", "center",
+    "clear", "conjugate", "copy", "count", "decode", "denominator", "difference", "difference_update",
+    "discard", "encode", "endswith", "expandtabs", "extend", "find", "format", "format_map", "from_bytes",
+    "fromhex", "fromkeys", "get", "hex", "imag", "index", "insert", "intersection", "intersection_update",
+    "is_integer", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit", "isdisjoint", "isidentifier",
+    "islower", "isnumeric", "isprintable", "isspace", "issubset", "issuperset", "istitle", "isupper", "items",
+    "join", "keys", "ljust", "lower", "lstrip", "maketrans", "numerator", "partition", "pop", "popitem",
+    "real", "remove", "removeprefix", "removesuffix", "replace", "reverse", "rfind", "rindex", "rjust",
+    "rpartition", "rsplit", "rstrip", "setdefault", "sort", "split", "splitlines", "startswith", "strip",
+    "swapcase", "symmetric_difference", "symmetric_difference_update", "title", "to_bytes", "translate",
+    "union", "update", "upper", "values", "zfill",
+};
+
 
 }  // namespace
 
@@ -152,8 +168,9 @@ std::map<int, std::set<std::string>> functions_importing(const ModuleFacts& fact
   return out;
 }
 
-CalleeResolver::CalleeResolver(const std::vector<FileAnalysis>& files, const ModuleIndex& modules)
-    : files_(files), modules_(modules), index_(build_indexes(files, modules)) {
+CalleeResolver::CalleeResolver(const std::vector<FileAnalysis>& files, const ModuleIndex& modules, Reach reach)
+    : files_(files), modules_(modules), index_(build_indexes(files, modules)), simulator_(reach == Reach::Simulator) {
+  if (simulator_) return;
   for (std::size_t f = 0; f < files.size(); ++f) {
     if (!files[f].analysed) continue;
     for (std::size_t i = 0; i < files[f].facts.functions.size(); ++i) {
@@ -298,9 +315,63 @@ std::vector<BodyRef> CalleeResolver::in_module(ModuleId m, std::string_view name
 
 // `dotted` as a name of `file`'s module namespace: a function, a class, a
 // `Cls.method` (through the bases), an alias, or a name a first-party import bound.
+// The simulator's constructors: the class's own __new__/__init__/__post_init__,
+// and without an __init__ of its own, its bases' constructors.
+std::vector<BodyRef> CalleeResolver::simulator_constructors(int file, const std::string& class_name, int depth) const {
+  std::vector<BodyRef> out;
+  if (depth > kMaxDepth) return out;
+  const auto& ix = index_[file];
+  auto c = ix.classes.find(class_name);
+  if (c == ix.classes.end()) return out;
+  bool has_init = false;
+  for (const char* m : {"__new__", "__init__", "__post_init__"}) {
+    auto f = ix.functions.find(class_name + "." + m);
+    if (f == ix.functions.end()) continue;
+    out.push_back({file, f->second.front()});
+    has_init = has_init || std::string_view(m) == "__init__";
+  }
+  if (!has_init) {
+    for (const std::string& base : files_[file].facts.classes[c->second].bases) {
+      auto dot = base.find('.');
+      std::string head = base.substr(0, dot);
+      if (ix.classes.count(base)) {
+        append(out, simulator_constructors(file, base, depth + 1));
+      } else if (auto b = binding(file, head)) {
+        append(out, lookup(file, base, depth + 1));
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, int depth) const {
   if (depth > kMaxDepth || dotted.empty()) return {};
   const auto& ix = index_[file];
+  if (simulator_) {
+    if (dotted.find("()") != std::string_view::npos || dotted.ends_with(".__init_subclass__") ||
+        dotted.ends_with(".__class_getitem__"))
+      return {};
+    std::string whole(dotted);
+    // A def or class nested in a function (the collector names them by their
+    // qualified names) was not followed when the simulator was measured.
+    if (auto dot = whole.rfind('.'); dot != std::string::npos && ix.functions.count(whole.substr(0, dot)) &&
+                                     !ix.classes.count(whole.substr(0, dot)))
+      return {};
+    if (auto f = ix.functions.find(whole); f != ix.functions.end()) return {{file, f->second.front()}};
+    if (ix.classes.count(whole)) return simulator_constructors(file, whole, depth);
+    return through_import(file, dotted, depth);
+  }
+  // "Cls()" is an instance of Cls (an alias `x = Cls(...)`): calling it runs
+  // Cls.__call__, "Cls().m" runs Cls.m.
+  if (auto paren = dotted.find("()"); paren != std::string_view::npos) {
+    auto c = resolve_class(file, dotted.substr(0, paren), depth + 1);
+    if (!c) return {};
+    std::string_view rest = dotted.substr(paren + 2);
+    if (rest.empty()) return method(*c, "__call__", depth + 1);
+    if (rest.front() != '.') return {};
+    rest.remove_prefix(1);
+    return method(*c, rest.substr(0, rest.find('.')), depth + 1);
+  }
   std::string whole(dotted);
   if (auto f = ix.functions.find(whole); f != ix.functions.end()) {
     std::vector<BodyRef> out;
@@ -326,9 +397,19 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
       if (t != head) append(out, lookup(file, rest.empty() ? t : t + "." + rest, depth + 1));
     if (!out.empty()) return out;
   }
-  auto b = binding(file, head);
+  return through_import(file, dotted, depth);
+}
+
+// `dotted` whose first name a first-party import of `file` bound: looked up in that module.
+std::vector<BodyRef> CalleeResolver::through_import(int file, std::string_view dotted, int depth) const {
+  auto dot = dotted.find('.');
+  auto b = binding(file, dotted.substr(0, dot));
   if (!b) return {};
-  if (!b->name.empty()) return in_module(b->module, rest.empty() ? b->name : b->name + "." + rest, depth);
+  if (!b->name.empty()) {
+    std::string name = b->name;
+    if (dot != std::string_view::npos) name += dotted.substr(dot);
+    return in_module(b->module, name, depth);
+  }
   auto mp = module_prefix(file, dotted);
   if (!mp) return {};
   return in_module(mp->first, mp->second, depth);
@@ -354,6 +435,12 @@ std::vector<BodyRef> CalleeResolver::resolve_call(int file, int in_function, std
       rest.find('.') == std::string_view::npos) {
     auto c = enclosing_class(file, in_function);
     if (!c) return {};
+    if (simulator_) {
+      if (head == "super") return {};
+      auto f = index_[file].functions.find(c->name + "." + std::string(rest));
+      if (f == index_[file].functions.end()) return {};
+      return {{file, f->second.front()}};
+    }
     return method(*c, rest, 0, head == "super");
   }
   return lookup(file, callee, 0);
@@ -368,29 +455,52 @@ std::vector<BodyRef> CalleeResolver::assume_call(int file, int in_function, std:
   // up exactly: nothing to assume.
   if (ix.third_party.count(std::string(head))) return {};
   if (auto b = binding(file, head); b && b->name.empty() && callee.find('.') == dot) return {};
+  std::string_view name = callee.substr(dot + 1);
+  // Protocol methods (`super().__init__()` past the first-party bases, a hook
+  // of a class the model cannot find) say nothing about which class it is; a
+  // method that the builtin containers and strings also have (`d.get()`,
+  // `x.append()`) is taken to be theirs: assuming every first-party `get`
+  // multiplied the assumed bodies of Django tenfold, none of them seen running
+  // in CPython's trace.
+  if (name.starts_with("__") || head == "super" || kBuiltinMethods.count(name)) return {};
   static const std::unordered_set<std::string_view> kBuiltinTypes = {
       "str", "bytes", "dict", "list", "set", "frozenset", "tuple", "object", "int", "float", "bool", "type"};
   if (kBuiltinTypes.count(head) && !ix.bindings.count(std::string(head)) && !ix.classes.count(std::string(head)))
     return {};
   (void)in_function;
-  auto it = methods_by_name_.find(std::string(callee.substr(dot + 1)));
+  auto it = methods_by_name_.find(std::string(name));
   return it == methods_by_name_.end() ? std::vector<BodyRef>{} : it->second;
+}
+
+std::vector<BodyRef> CalleeResolver::decorator_bodies(int file, int in_function, const std::string& d) const {
+  if (d.empty()) return {};
+  if (!d.ends_with("()")) return resolve_call(file, in_function, d);
+  // What the factory returns is the decorator.
+  std::vector<BodyRef> bodies;
+  for (BodyRef f : resolve_call(file, in_function, std::string_view(d).substr(0, d.size() - 2))) {
+    for (const std::string& r : files_[f.file].facts.functions[f.function].returns)
+      append(bodies, lookup(f.file, r, 0));
+  }
+  return bodies;
+}
+
+std::vector<BodyRef> CalleeResolver::wrappers(int file, const FunctionInfo& fn) const {
+  std::vector<BodyRef> out;
+  for (const std::string& d : fn.decorators) {
+    for (BodyRef db : decorator_bodies(file, -1, d)) {
+      const FunctionInfo& deco = files_[db.file].facts.functions[db.function];
+      for (const std::string& r : deco.returns) {
+        if (!r.starts_with(deco.qualified_name + ".")) continue;  // returns the function itself, or another
+        append(out, lookup(db.file, r, 0));
+      }
+    }
+  }
+  return out;
 }
 
 bool CalleeResolver::decorators_call(int file, const std::vector<std::string>& decorators, int in_function) const {
   for (const std::string& d : decorators) {
-    if (d.empty()) continue;
-    std::vector<BodyRef> bodies;
-    if (d.ends_with("()")) {
-      // What the factory returns is the decorator.
-      for (BodyRef f : resolve_call(file, in_function, std::string_view(d).substr(0, d.size() - 2))) {
-        for (const std::string& r : files_[f.file].facts.functions[f.function].returns)
-          append(bodies, lookup(f.file, r, 0));
-      }
-    } else {
-      bodies = resolve_call(file, in_function, d);
-    }
-    for (BodyRef b : bodies) {
+    for (BodyRef b : decorator_bodies(file, in_function, d)) {
       const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
       std::size_t arg = is_method(fn) ? 1 : 0;  // a class used as decorator: __init__(self, fn)
       if (fn.params.size() <= arg) continue;
@@ -455,16 +565,18 @@ class ReachWalker {
     bool assumed = false;
   };
 
-  const Resolved& resolve(int file, int function, const Event& e) {
+  // `from_assumed`: the call sits in a body that is itself only assumed to
+  // run; its unresolved calls are not followed (one level of assumption: each
+  // further level multiplied the assumed set on SymPy until it held everything).
+  Resolved resolve(int file, int function, const Event& e, bool from_assumed) {
     auto it = memo_.find(&e);
-    if (it != memo_.end()) return it->second;
-    Resolved r;
-    r.bodies = resolver_.resolve_call(file, function, e.name);
-    if (r.bodies.empty() && std::getenv("CYCLEFIX_ASSUME")) {
+    if (it == memo_.end()) it = memo_.emplace(&e, resolver_.resolve_call(file, function, e.name)).first;
+    Resolved r{it->second, false};
+    if (r.bodies.empty() && !from_assumed) {
       r.bodies = resolver_.assume_call(file, function, e.name);
       r.assumed = !r.bodies.empty();
     }
-    return memo_.emplace(&e, std::move(r)).first->second;
+    return r;
   }
 
   void reach(BodyRef b, int parent, int line, std::string call, bool assumed) {
@@ -474,6 +586,15 @@ class ReachWalker {
     int index = static_cast<int>(steps_.size());
     steps_.push_back({b, parent, line, std::move(call), assumed});
     (assumed ? assumed_ : exact_).push_back(index);
+    // Calling a decorated function runs the wrapper its decorator returned.
+    const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
+    if (!fn.decorators.empty()) {
+      auto key = (std::uint64_t(b.file) << 32) | std::uint32_t(b.function);
+      auto it = wrappers_.find(key);
+      if (it == wrappers_.end()) it = wrappers_.emplace(key, resolver_.wrappers(b.file, fn)).first;
+      for (BodyRef w : std::vector<BodyRef>(it->second))
+        reach(w, index, fn.line, "wrapper of " + fn.qualified_name, assumed);
+    }
     // The union: the first module to reach the body, exactly if any does.
     if (!r_.runs[b.file][b.function] || (!assumed && r_.assumed[b.file][b.function])) {
       r_.runs[b.file][b.function] = true;
@@ -485,18 +606,26 @@ class ReachWalker {
     }
   }
 
+  void apply_factories(int file, int function, const std::vector<std::string>& decorators, int line, int parent,
+                       bool assumed) {
+    for (const std::string& d : decorators) {
+      if (!d.ends_with("()")) continue;
+      for (BodyRef b : resolver_.decorator_bodies(file, function, d)) reach(b, parent, line, "@" + d, assumed);
+    }
+  }
+
   // The events of one body (function -1: the module body of `file`).
   void visit(int file, int function, const std::vector<Event>& events, int parent, bool assumed) {
     const FileAnalysis& fa = files_[file];
     for (const Event& e : events) {
       switch (e.kind) {
         case Event::Kind::Call: {
-          const Resolved& r = resolve(file, function, e);
+          Resolved r = resolve(file, function, e, assumed);
           for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
           break;
         }
         case Event::Kind::Import: {
-          if (function >= 0) r_.charged_imports.push_back({root_, file, e.import});
+          if (function >= 0) r_.charged_imports.push_back({root_, file, e.import, assumed});
           // `from m import name` that m's module __getattr__ serves.
           if (e.import < 0 || static_cast<std::size_t>(e.import) >= fa.resolved.size()) break;
           for (const ImportTarget& t : fa.resolved[e.import].targets) {
@@ -518,16 +647,22 @@ class ReachWalker {
         case Event::Kind::Bind: break;
       }
     }
-    // Decorators that call what they decorate run it when the def runs.
+    // The defs this body makes: what a decorator factory returned is applied
+    // (a plain decorator's call is an event already), and a decorator that
+    // calls what it decorates runs it.
     for (int d : resolver_.defined_in(file, function)) {
       const FunctionInfo& fn = fa.facts.functions[d];
-      if (fn.decorators.empty() || !resolver_.decorators_call(file, fn.decorators, function)) continue;
-      reach({file, d}, parent, fn.line, "@" + fn.decorators.front() + " calls " + fn.name, assumed);
+      if (fn.decorators.empty()) continue;
+      apply_factories(file, function, fn.decorators, fn.line, parent, assumed);
+      if (resolver_.decorators_call(file, fn.decorators, function))
+        reach({file, d}, parent, fn.line, "@" + fn.decorators.front() + " calls " + fn.name, assumed);
     }
-    // A class decorator that calls the class instantiates it.
+    // The same for classes; a class decorator that calls the class instantiates it.
     for (int k : resolver_.classes_in(file, function)) {
       const ClassInfo& c = fa.facts.classes[k];
-      if (c.decorators.empty() || !resolver_.decorators_call(file, c.decorators, function)) continue;
+      if (c.decorators.empty()) continue;
+      apply_factories(file, function, c.decorators, c.line, parent, assumed);
+      if (!resolver_.decorators_call(file, c.decorators, function)) continue;
       for (BodyRef b : resolver_.resolve_call(file, function, c.qualified_name))
         reach(b, parent, c.line, "@" + c.decorators.front() + " calls " + c.qualified_name, assumed);
     }
@@ -542,7 +677,8 @@ class ReachWalker {
   int root_ = -1;
   std::vector<ReachStep> steps_;
   std::deque<int> exact_, assumed_;
-  std::unordered_map<const Event*, Resolved> memo_;
+  std::unordered_map<const Event*, std::vector<BodyRef>> memo_;
+  std::unordered_map<std::uint64_t, std::vector<BodyRef>> wrappers_;
 };
 
 }  // namespace

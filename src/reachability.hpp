@@ -40,7 +40,12 @@ struct ImportBinding {
 // Resolves names in one file to first-party bodies, classes and modules.
 class CalleeResolver {
  public:
-  CalleeResolver(const std::vector<FileAnalysis>& files, const ModuleIndex& modules);
+  // How far calls are followed. The import-order simulator replays every call
+  // tree once per entry point, and on SymPy following the calls that Full adds
+  // (bases, aliases, instances, class hooks) made it 25x slower; it keeps the
+  // narrower resolution it was measured with (docs/architecture.md).
+  enum class Reach { Full, Simulator };
+  CalleeResolver(const std::vector<FileAnalysis>& files, const ModuleIndex& modules, Reach reach = Reach::Full);
   ~CalleeResolver();
   struct FileIndex;  // per-file name tables, built once in the constructor
   CalleeResolver(const CalleeResolver&) = delete;
@@ -64,6 +69,15 @@ class CalleeResolver {
   // (`@factory(args)` gives the defs the factory returns) that call the
   // decorated object: then the decorated function runs when it is defined.
   bool decorators_call(int file, const std::vector<std::string>& decorators, int in_function) const;
+
+  // The bodies decorator `d` (as in FunctionInfo::decorators, written in
+  // `file` inside `in_function`) applies: the function it names, or the defs a
+  // factory `name()` returns.
+  std::vector<BodyRef> decorator_bodies(int file, int in_function, const std::string& d) const;
+
+  // What runs instead of decorated function `fn` of `file` when it is called:
+  // the nested defs its decorators return (`def deco(f): def wrapper(...): ...; return wrapper`).
+  std::vector<BodyRef> wrappers(int file, const FunctionInfo& fn) const;
 
   // A module-level `__getattr__` (PEP 562) of module `m` that serves `name`
   // (not defined at module level), or nothing.
@@ -93,14 +107,17 @@ class CalleeResolver {
   std::vector<BodyRef> method(const ClassRef& c, std::string_view name, int depth, bool skip_self = false) const;
   std::optional<ClassRef> metaclass_of(const ClassRef& c, int depth) const;
   std::vector<BodyRef> constructors(const ClassRef& c, int depth) const;
+  std::vector<BodyRef> simulator_constructors(int file, const std::string& class_name, int depth) const;
   std::vector<BodyRef> subclass_hooks(const ClassRef& c, int depth) const;
   std::vector<BodyRef> in_module(ModuleId m, std::string_view name, int depth) const;
+  std::vector<BodyRef> through_import(int file, std::string_view dotted, int depth) const;
   std::optional<ClassRef> enclosing_class(int file, int in_function) const;
 
   const std::vector<FileAnalysis>& files_;
   const ModuleIndex& modules_;
   std::vector<FileIndex> index_;
   std::unordered_map<std::string, std::vector<BodyRef>> methods_by_name_;  // for assume_call
+  bool simulator_ = false;
 };
 
 // One body reached while a module's own module-level code runs.
@@ -118,6 +135,7 @@ struct ChargedImport {
   int charged_file = -1;
   int file = -1;
   int import = -1;
+  bool assumed = false;  // in a body only assumed to run
 };
 
 // For every file, which of its functions run during the import of some module

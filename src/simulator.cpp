@@ -600,6 +600,7 @@ class Interpreter {
     sys_modules_.checkpoint();
   }
   void rollback() {
+    ++generation_;  // bodies that ran clean did so in the state rolled back
     Saved& s = saved_.back();
     out_ = std::move(s.out);
     skipped_.resize(s.skipped);
@@ -634,6 +635,7 @@ class Interpreter {
   }
 
   void run(ModuleId entry, EntryMode mode) {
+    ++generation_;
     stub_bits_.clear();
     if (mode == EntryMode::Bare) {
       // The entry's ancestors are in sys.modules, but their bodies never ran.
@@ -760,6 +762,9 @@ class Interpreter {
   };
   std::vector<Hop> stack_;
   std::vector<std::pair<int, int>> active_;  // bodies being run, innermost last (recursion guard)
+  std::vector<std::vector<std::uint32_t>> clean_;  // [file][function]: generation_ it ran clean in
+  std::uint32_t generation_ = 1;
+  std::size_t cut_calls_ = 0;  // calls not made: depth limit or recursion guard
 
   void unknown(std::string why) {
     out_.uncertain = true;
@@ -979,16 +984,42 @@ class Interpreter {
     return result;
   }
 
+  // A body that ran to its end without failing, with no call cut short by the
+  // depth limit or the recursion guard, cannot fail when it runs again in the
+  // same entry: modules only get more complete and names only get bound (the
+  // argument of settled modules), and the uncertainty it found is already
+  // recorded. It is not run again. Without this, every class statement ran its
+  // metaclass's whole call tree again (SymPy's simulation took 5x as long).
+  bool ran_clean(BodyRef b) const {
+    return b.file < static_cast<int>(clean_.size()) && b.function < static_cast<int>(clean_[b.file].size()) &&
+           clean_[b.file][b.function] == generation_;
+  }
+  void mark_clean(BodyRef b) {
+    if (clean_.size() <= static_cast<std::size_t>(b.file)) clean_.resize(a_->files.size());
+    auto& v = clean_[b.file];
+    if (v.empty()) v.assign(a_->files[b.file].facts.functions.size(), 0);
+    v[b.function] = generation_;
+  }
+
   MaybeFailure do_call(int file, int function, const Event& e) {
-    if (active_.size() >= kMaxCallDepth) return std::nullopt;
+    if (active_.size() >= kMaxCallDepth) {
+      ++cut_calls_;
+      return std::nullopt;
+    }
     for (BodyRef b : cx_->events.calls(file, function, e)) {
+      if (ran_clean(b)) continue;
       auto key = std::make_pair(b.file, b.function);
-      if (std::find(active_.begin(), active_.end(), key) != active_.end()) continue;
+      if (std::find(active_.begin(), active_.end(), key) != active_.end()) {
+        ++cut_calls_;
+        continue;
+      }
       active_.push_back(key);
       max_active_ = std::max(max_active_, active_.size());
+      const std::size_t cut_before = cut_calls_;
       MaybeFailure f = run_body(b.file, b.function, a_->files[b.file].facts.functions[b.function].events);
       active_.pop_back();
       if (f) return f;
+      if (cut_calls_ == cut_before) mark_clean(b);
     }
     return std::nullopt;
   }
@@ -1252,7 +1283,7 @@ void set_simulator_skip_threshold(std::size_t entries) { skip_threshold = entrie
 
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries,
                           const DeferredImports& deferred) {
-  CalleeResolver resolver(a.files, a.modules);
+  CalleeResolver resolver(a.files, a.modules, CalleeResolver::Reach::Simulator);
   return simulate(a, resolver, mode, entries, deferred);
 }
 
@@ -1342,7 +1373,7 @@ SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, Ent
 }
 
 BothModes simulate_both(const Analysis& a, const DeferredImports& deferred) {
-  const CalleeResolver resolver(a.files, a.modules);  // read-only: shared by both threads
+  const CalleeResolver resolver(a.files, a.modules, CalleeResolver::Reach::Simulator);  // read-only: shared by both threads
   auto bare = std::async(std::launch::async, [&] { return simulate(a, resolver, EntryMode::Bare, {}, deferred); });
   SimulationResult normal = simulate(a, resolver, EntryMode::Normal, {}, deferred);
   return {std::move(normal), bare.get()};

@@ -292,17 +292,50 @@ TEST(Reachability, SuperCallsAndInheritedMethods) {
   EXPECT_TRUE(runs(a, "m", "A.setup"));
 }
 
+TEST(Reachability, InstanceAliasesCallTheirClassesMethods) {
+  auto a = analysis_of({
+      {"m.py",
+       "class Domain:\n    def __call__(self, x):\n        import n\n    def convert(self, x):\n        import o\n"
+       "ZZ = Domain()\nONE = ZZ(1)\nTWO = ZZ.convert(2)\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "Domain.__call__"));
+  EXPECT_TRUE(runs(a, "m", "Domain.convert"));
+  EXPECT_FALSE(a.reach.assumed[0][function_index(a.files[0].facts, "Domain.convert")]);
+}
+
+TEST(Reachability, DecoratedFunctionsRunTheirWrappers) {
+  auto a = analysis_of({
+      {"m.py",
+       "def cacheit(fn):\n    def wrapper(*a):\n        import n\n        return fn(*a)\n    return wrapper\n"
+       "def deprecated(msg):\n    def deco(fn):\n        import o\n        return fn\n    return deco\n"
+       "@cacheit\ndef f(x):\n    return x\n"
+       "@deprecated('old')\ndef g():\n    pass\n"
+       "f(1)\n"},
+      {"n.py", ""},
+      {"o.py", ""},
+  });
+  EXPECT_TRUE(runs(a, "m", "cacheit.wrapper"));  // f(1) runs the wrapper
+  EXPECT_TRUE(runs(a, "m", "deprecated.deco"));  // applying @deprecated('old') runs deco
+  EXPECT_FALSE(runs(a, "m", "g"));
+}
+
 TEST(Reachability, UnresolvedMethodCallIsAssumed) {
   auto a = analysis_of({
       {"m.py",
-       "class Registry:\n    def add(self, x):\n        import n\n"
+       "class Registry:\n    def enroll(self, x):\n        import n\n    def append(self, x):\n        import o\n"
        "def get():\n    return Registry()\n"
-       "get().add(1)\n"
-       "r = get()\nr.add(2)\n"},
+       "r = get()\nr.enroll(2)\nr.append(3)\n"},
       {"n.py", ""},
+      {"o.py", ""},
   });
   int f = 0;
-  int add = function_index(a.files[f].facts, "Registry.add");
+  int add = function_index(a.files[f].facts, "Registry.enroll");
+  // A name the builtin containers also have is taken to be theirs.
+  EXPECT_FALSE(a.reach.body_runs(f, function_index(a.files[f].facts, "Registry.append")));
+  // An assumed body pins, but makes no edge.
+  EXPECT_FALSE(has_edge(a, "m", "n"));
   ASSERT_GE(add, 0);
   EXPECT_TRUE(a.reach.body_runs(f, add));
   EXPECT_TRUE(a.reach.assumed[f][add]);
