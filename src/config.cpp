@@ -13,7 +13,8 @@ namespace {
 
 constexpr std::string_view kTable = "[tool.cyclefix]";
 constexpr std::string_view kKnownKeys =
-    "roots, exclude, target-version, only-failing, allow-init-cuts, time-limit, note, noqa";
+    "roots, exclude, target-version, only-failing, allow-init-cuts, time-limit, note, noqa, "
+    "runtime-evaluated-base-classes, runtime-evaluated-decorators";
 
 std::string_view type_name(const toml::node& n) {
   switch (n.type()) {
@@ -82,6 +83,10 @@ class TableReader {
         flag(v, out_->only_failing);
       } else if (key == "allow-init-cuts") {
         flag(v, out_->allow_init_cuts);
+      } else if (key == "runtime-evaluated-base-classes") {
+        if (auto list = strings(v)) out_->runtime_evaluated_base_classes = std::move(*list);
+      } else if (key == "runtime-evaluated-decorators") {
+        if (auto list = strings(v)) out_->runtime_evaluated_decorators = std::move(*list);
       } else if (key == "note") {
         flag(v, out_->note);
       } else if (key == "noqa") {

@@ -20,6 +20,9 @@ struct ProjectConfig {
   std::optional<std::string> target_version;                // "3.x"
   std::optional<bool> only_failing, allow_init_cuts, note, noqa;
   std::optional<double> time_limit_s;
+  // As ruff's flake8-type-checking settings: full dotted names whose classes
+  // or decorated definitions have their annotations read at run time.
+  std::optional<std::vector<std::string>> runtime_evaluated_base_classes, runtime_evaluated_decorators;
 };
 
 // Parses the text of a pyproject.toml. `display` names the file in messages and

@@ -71,7 +71,8 @@ class ExternalNeeds {
 };
 
 // Decides whether one statement can be deferred, filling reason/cost/functions.
-void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& options, CandidateStatement& c) {
+void assess(const Analysis& a, const ExternalNeeds& needs, const RuntimeAnnotations& runtime,
+            const PlanOptions& options, CandidateStatement& c) {
   const FileAnalysis& fa = a.files[c.file];
   const ImportStatement& st = fa.facts.imports[c.import];
   c.names = st.bound_names();
@@ -130,6 +131,8 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const PlanOptions& op
                                                                  : std::string("in a ") + u.where) +
                      " at " + at(a, c.file, u.line));
         case UseKind::Annotation:
+          if (const std::string* why = runtime.reason(c.file, u))
+            return pin("annotation read at run time: '" + name + "' at " + at(a, c.file, u.line) + ", where " + *why);
           type_checking.insert(name);
           break;
         case UseKind::Deferred: {
@@ -402,6 +405,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   }
   CalleeResolver resolver(a.files, a.modules);
   ExternalNeeds needs(a, resolver);
+  const RuntimeAnnotations runtime(a, resolver, options.runtime);
   std::vector<std::pair<int, int>> keys;
   for (auto& [k, v] : index) keys.push_back(k);
   std::sort(keys.begin(), keys.end(), [&](auto x, auto y) {
@@ -413,7 +417,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     c.file = k.first;
     c.import = k.second;
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
-    assess(a, needs, options, c);
+    assess(a, needs, runtime, options, c);
     index[k] = static_cast<int>(plan.candidates.size());
     plan.candidates.push_back(std::move(c));
   }

@@ -12,6 +12,7 @@
 
 #include "analysis.hpp"
 #include "cycle_report.hpp"
+#include "runtime_annotations.hpp"
 #include "simulator.hpp"
 
 namespace cyclefix {
@@ -32,6 +33,9 @@ struct PlanOptions {
   // simulation of the tree as it is, when the caller has it already.
   bool guard = true;
   const BothModes* before = nullptr;
+  // Bases and decorators whose annotations libraries read at run time, beyond
+  // the defaults: names in those annotations are never moved under TYPE_CHECKING.
+  RuntimeAnnotationOptions runtime;
 };
 
 // Cost model (docs/planner.md): one unit per function that gains a local import,

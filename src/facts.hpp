@@ -164,6 +164,9 @@ struct FunctionInfo {
   // by its qualified name, else the name as written (a decorator factory
   // returns the decorator that is then applied).
   std::vector<std::string> returns;
+  // The body reads annotations at run time: calls `get_type_hints` or
+  // `get_annotations` (typing, inspect, annotationlib) or reads `__annotations__`.
+  bool reads_annotations = false;
 };
 
 // A module-level `name = target`, where target is a dotted name or

@@ -405,6 +405,7 @@ void fields(IO& io, S& f)
   io(f.params);
   io(f.decorators);
   io(f.returns);
+  io(f.reads_annotations);
 }
 
 template <class IO, class S>
@@ -490,7 +491,7 @@ static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update 
 static_assert(field_count<Event>() == 7, "Event changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ClassInfo>() == 5, "ClassInfo changed: update fields() in facts_cache.cpp");
-static_assert(field_count<FunctionInfo>() == 16, "FunctionInfo changed: update fields() in facts_cache.cpp");
+static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ModuleFacts>() == 13, "ModuleFacts changed: update fields() in facts_cache.cpp");
 

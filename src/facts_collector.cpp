@@ -1164,6 +1164,7 @@ class Collector {
     chain_end_ = ChainEnd::Cut;
     for (;;) {
       attr_chain_.push_back(view(field(n, g_.attribute)));
+      if (attr_chain_.back() == "__annotations__") mark_reads_annotations();
       TSNode obj = field(n, g_.object);
       ++depth;
       if (ts_node_is_null(obj) || too_deep(obj, depth)) return;
@@ -1539,6 +1540,7 @@ class Collector {
       }
       out_.dynamic_imports.push_back(std::move(d));
     }
+    if (ends_with_name(ft, "get_type_hints") || ends_with_name(ft, "get_annotations")) mark_reads_annotations();
     std::string callee;
     if (ts_node_has_error(n)) {
       visit_children(n, ctx, depth);
@@ -1557,7 +1559,32 @@ class Collector {
       if (is(obj, kCall) && view(field(obj, g_.function)) == "super")
         callee = "super." + text(field(fn, g_.attribute));
     }
+    // `typing.cast("Name", x)`: the string is a type expression, never evaluated;
+    // the names in it are annotation uses (a TYPE_CHECKING import serves them).
+    if (ft == "cast" || ft == "typing.cast" || ft == "typing_extensions.cast" || ft == "t.cast") {
+      TSNode args = field(n, g_.arguments);
+      if (is(args, kArgumentList) && ts_node_named_child_count(args) > 0) {
+        TSNode first = ts_node_named_child(args, 0);
+        if (is(first, kString)) record_string_annotation(first, ctx);
+      }
+    }
     if (!callee.empty()) emit_call(ctx, std::move(callee), ts::line(n));
+  }
+
+  // `name` or `anything.name`.
+  static bool ends_with_name(std::string_view dotted, std::string_view name) {
+    return dotted == name || (dotted.size() > name.size() && dotted.substr(dotted.size() - name.size()) == name &&
+                              dotted[dotted.size() - name.size() - 1] == '.');
+  }
+
+  // The innermost function being visited reads annotations at run time.
+  void mark_reads_annotations() {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->function_index >= 0) {
+        scratch_.functions[it->function_index].reads_annotations = true;
+        return;
+      }
+    }
   }
 
   void visit_assignment(TSNode n, const Ctx& ctx, int depth, bool augmented) {

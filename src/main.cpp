@@ -115,6 +115,8 @@ bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po = nullp
     if (c.only_failing && unset("--only-failing")) po->only_failing = *c.only_failing;
     if (c.allow_init_cuts && unset("--allow-init-cuts")) po->allow_init_cuts = *c.allow_init_cuts;
     if (c.time_limit_s && unset("--time-limit")) po->time_limit_s = *c.time_limit_s;
+    if (c.runtime_evaluated_base_classes) po->runtime.base_classes = *c.runtime_evaluated_base_classes;
+    if (c.runtime_evaluated_decorators) po->runtime.decorators = *c.runtime_evaluated_decorators;
   }
   if (ro) {
     if (c.note && unset("--note")) ro->note = *c.note;

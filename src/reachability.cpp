@@ -472,6 +472,16 @@ std::vector<BodyRef> CalleeResolver::assume_call(int file, int in_function, std:
   return it == methods_by_name_.end() ? std::vector<BodyRef>{} : it->second;
 }
 
+std::optional<std::pair<int, std::string>> CalleeResolver::find_class(int file, std::string_view dotted) const {
+  auto c = resolve_class(file, dotted, 0);
+  if (!c) return std::nullopt;
+  return std::make_pair(c->file, c->name);
+}
+
+std::vector<BodyRef> CalleeResolver::class_method(int file, const std::string& qualified, std::string_view name) const {
+  return method(ClassRef{file, qualified}, name, 0);
+}
+
 std::vector<BodyRef> CalleeResolver::decorator_bodies(int file, int in_function, const std::string& d) const {
   if (d.empty()) return {};
   if (!d.ends_with("()")) return resolve_call(file, in_function, d);

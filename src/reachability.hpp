@@ -91,6 +91,14 @@ class CalleeResolver {
   // module prefix of the dotted chain, and the rest.
   std::optional<std::pair<ModuleId, std::string>> module_prefix(int file, std::string_view dotted) const;
 
+  // The first-party class `dotted` (as written in `file`) names: its file and
+  // qualified name. Follows imports, re-exports and module-level aliases.
+  std::optional<std::pair<int, std::string>> find_class(int file, std::string_view dotted) const;
+
+  // Method `name` of class `qualified` in `file`, or of its first first-party
+  // base that has one.
+  std::vector<BodyRef> class_method(int file, const std::string& qualified, std::string_view name) const;
+
   // Functions of `file` whose def statement runs when body `function` (-1: the
   // module body) runs: defined directly in it or in a class body inside it.
   const std::vector<int>& defined_in(int file, int function) const;

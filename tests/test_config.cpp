@@ -362,3 +362,16 @@ TEST(ConfigCliSelect, PlanSubcommandReportsSkipped) {
   EXPECT_TRUE(j["cuts"].empty());
   EXPECT_EQ(j["plan"]["unmatched_select"], (nlohmann::json{"nomatch.*"}));
 }
+
+TEST(Config, RuntimeEvaluatedKeysAreListsOfStrings) {
+  auto p = parse("[tool.cyclefix]\nruntime-evaluated-base-classes = [\"pydantic.BaseModel\", \"app.Schema\"]\n"
+                 "runtime-evaluated-decorators = [\"attrs.define\"]\n");
+  ASSERT_TRUE(p.ok) << p.err;
+  EXPECT_EQ(*p.config.runtime_evaluated_base_classes, (std::vector<std::string>{"pydantic.BaseModel", "app.Schema"}));
+  EXPECT_EQ(*p.config.runtime_evaluated_decorators, (std::vector<std::string>{"attrs.define"}));
+  auto bad = parse("[tool.cyclefix]\nruntime-evaluated-decorators = \"attrs.define\"\n");
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.err.find("pyproject.toml:2: [tool.cyclefix] 'runtime-evaluated-decorators' must be a list of strings"),
+            std::string::npos)
+      << bad.err;
+}

@@ -497,3 +497,110 @@ TEST(CutPlanOnlyFailing, HittingSolverIsExactOnSmallInstances) {
   EXPECT_GT(heuristic_gap, 0);
   if (cbc_available()) EXPECT_GT(ilp, 0);
 }
+
+// Annotations that a library reads at run time (issue 15): the names in them
+// stay module-level imports, pinned with the reason; the plan cuts elsewhere.
+namespace {
+
+// models <-> money, where money's import of Item is deferrable into one function.
+Planned runtime_case(const std::string& models, PlanOptions o = {}) {
+  return plan_of({
+      {"p/__init__.py", ""},
+      {"p/models.py", models},
+      {"p/money.py", "from p.models import Item\nclass Money: pass\ndef make() -> Item:\n    return Item()\n"},
+  }, o);
+}
+
+void expect_pinned_for_runtime(const Planned& p, const std::string& why) {
+  const auto* pinned = candidate(p, "p/models.py", 1);
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_FALSE(pinned->cuttable);
+  EXPECT_NE(pinned->reason.find("annotation read at run time: 'Money'"), std::string::npos) << pinned->reason;
+  EXPECT_NE(pinned->reason.find(why), std::string::npos) << pinned->reason;
+  EXPECT_EQ(cut_sites(p), std::vector<std::string>{"p/money.py:1"});
+}
+
+}  // namespace
+
+TEST(CutPlanRuntimeAnnotations, PlainAnnotationGoesUnderTypeChecking) {
+  auto p = runtime_case("from p.money import Money\nclass Item:\n    price: Money\n");
+  const auto* c = candidate(p, "p/models.py", 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->cuttable) << c->reason;
+  EXPECT_EQ(c->type_checking, std::vector<std::string>{"Money"});
+  EXPECT_EQ(cut_sites(p), std::vector<std::string>{"p/models.py:1"});
+}
+
+TEST(CutPlanRuntimeAnnotations, DefaultBaseClassAcrossAnImportAlias) {
+  expect_pinned_for_runtime(
+      runtime_case("from p.money import Money\nimport pydantic as pd\nclass Item(pd.BaseModel):\n    price: Money\n"),
+      "`Item` (p/models.py:3) derives from `pydantic.BaseModel`");
+}
+
+TEST(CutPlanRuntimeAnnotations, FutureAnnotationsAndStringsDoNotHelp) {
+  // The library evaluates the strings itself.
+  expect_pinned_for_runtime(runtime_case("from p.money import Money\nfrom __future__ import annotations\n"
+                                         "from pydantic import BaseModel\nclass Item(BaseModel):\n    price: Money\n"),
+                            "derives from `pydantic.BaseModel`");
+  expect_pinned_for_runtime(runtime_case("from p.money import Money\nfrom typing import NamedTuple\n"
+                                         "class Item(NamedTuple):\n    price: 'Money'\n"),
+                            "derives from `typing.NamedTuple`");
+}
+
+TEST(CutPlanRuntimeAnnotations, FirstPartyBaseInAnotherFileReadsThemInInitSubclass) {
+  auto p = plan_of({
+      {"p/__init__.py", ""},
+      {"p/base.py",
+       "import typing\nclass Record:\n    def __init_subclass__(cls):\n        cls.f = _fields(cls)\n"
+       "def _fields(cls):\n    return typing.get_type_hints(cls)\n"},
+      {"p/mid.py", "from p.base import Record\nclass Entity(Record):\n    pass\n"},
+      {"p/models.py", "from p.money import Money\nfrom p.mid import Entity\nclass Item(Entity):\n    price: Money\n"},
+      {"p/money.py", "from p.models import Item\nclass Money: pass\ndef make() -> Item:\n    return Item()\n"},
+  });
+  expect_pinned_for_runtime(p, "`Item` (p/models.py:3) derives from `Entity`, and `Entity` (p/mid.py:2) derives from "
+                               "`Record`, whose __init_subclass__ reads annotations at run time (p/base.py:3)");
+}
+
+TEST(CutPlanRuntimeAnnotations, MetaclassThatReadsAnnotations) {
+  auto p = plan_of({
+      {"p/__init__.py", ""},
+      {"p/meta.py", "class Meta(type):\n    def __new__(m, name, bases, ns):\n        ns.get('__annotations__')\n"
+                    "        cls = super().__new__(m, name, bases, ns)\n        cls.__annotations__\n        return cls\n"},
+      {"p/models.py", "from p.money import Money\nfrom p.meta import Meta\nclass Item(metaclass=Meta):\n    price: Money\n"},
+      {"p/money.py", "from p.models import Item\nclass Money: pass\ndef make() -> Item:\n    return Item()\n"},
+  });
+  expect_pinned_for_runtime(p, "has metaclass `Meta`, whose __new__ reads annotations at run time (p/meta.py:2)");
+}
+
+TEST(CutPlanRuntimeAnnotations, DecoratedFunctionSignature) {
+  expect_pinned_for_runtime(
+      runtime_case("from p.money import Money\nfrom pydantic import validate_call\n"
+                   "class Item: pass\n@validate_call\ndef pay(amount: Money) -> None:\n    pass\n"),
+      "`pay` (p/models.py:5) is decorated with `@pydantic.validate_call`");
+  // Without the decorator, the same signature is only for type checkers.
+  auto p = runtime_case("from p.money import Money\nclass Item: pass\ndef pay(amount: Money) -> None:\n    pass\n");
+  EXPECT_EQ(cut_sites(p), std::vector<std::string>{"p/models.py:1"});
+}
+
+TEST(CutPlanRuntimeAnnotations, SqlalchemyMappedColumns) {
+  expect_pinned_for_runtime(
+      runtime_case("from p.money import Money\nfrom sqlalchemy.orm import Mapped\nfrom p.db import Base\n"
+                   "class Item(Base):\n    price: Mapped[Money]\n"),
+      "`Item` (p/models.py:4) declares `Mapped[...]` columns");
+}
+
+TEST(CutPlanRuntimeAnnotations, ConfiguredBaseClassesAndDecorators) {
+  const std::string models =
+      "from p.money import Money\nfrom lib import Schema, typed\nclass Item(Schema):\n    price: Money\n";
+  auto plain = runtime_case(models);
+  EXPECT_EQ(cut_sites(plain), std::vector<std::string>{"p/models.py:1"});
+  PlanOptions o;
+  o.runtime.base_classes = {"lib.Schema"};
+  expect_pinned_for_runtime(runtime_case(models, o), "derives from `lib.Schema`");
+  PlanOptions d;
+  d.runtime.decorators = {"app.get"};
+  expect_pinned_for_runtime(
+      runtime_case("from p.money import Money\nfrom p.web import app\nclass Item: pass\n"
+                   "@app.get('/')\ndef pay(amount: Money) -> None:\n    pass\n", d),
+      "is decorated with `@app.get`");
+}

@@ -354,3 +354,34 @@ TEST(FactsModule, DeepNestingDoesNotCrash) {
   auto f = collect_facts(src);
   EXPECT_FALSE(f.syntax_problems.empty());
 }
+
+TEST(FactsModule, BodiesThatReadAnnotations) {
+  auto f = collect_facts(
+      "import typing, inspect\n"
+      "def a(cls):\n    return typing.get_type_hints(cls)\n"
+      "def b(fn):\n    return inspect.get_annotations(fn, eval_str=True)\n"
+      "def c(cls):\n    return [x for x in cls.__annotations__]\n"
+      "def d(cls):\n    return cls.__name__\n");
+  ASSERT_EQ(f.functions.size(), 4u);
+  EXPECT_TRUE(f.functions[0].reads_annotations);
+  EXPECT_TRUE(f.functions[1].reads_annotations);
+  EXPECT_TRUE(f.functions[2].reads_annotations);  // inside a comprehension: still the def's body
+  EXPECT_FALSE(f.functions[3].reads_annotations);
+}
+
+// `typing.cast("Name", x)`: the names in the string are annotation uses, not
+// evaluated (a TYPE_CHECKING import serves them); other strings are not read.
+TEST(FactsUses, CastStringsAreAnnotationUses) {
+  auto f = collect_facts(
+      "import typing\nfrom typing import cast\nfrom m import Node, Leaf\n"
+      "def f(x):\n    y = cast('Node', x)\n    return typing.cast(\"list[Leaf]\", y), print('Leaf')\n");
+  std::vector<std::string> got;
+  for (const auto& u : f.uses) {
+    if (u.name != "Node" && u.name != "Leaf") continue;
+    EXPECT_EQ(u.kind, UseKind::Annotation) << u.name;
+    EXPECT_TRUE(u.in_string) << u.name;
+    EXPECT_FALSE(u.eager) << u.name;
+    got.push_back(u.name + ":" + std::to_string(u.line));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"Node:5", "Leaf:6"}));
+}

@@ -1,0 +1,8 @@
+from pkg.walk import first
+
+
+class Node:
+    name = "root"
+
+
+ROOT = first([Node()])
