@@ -180,3 +180,25 @@ TEST(Cli, SimulateSeedShapeBareEntry) {
   ASSERT_TRUE(failing.count("exir.program._program"));
   EXPECT_FALSE(failing["exir.program._program"]["circular"].get<bool>());
 }
+
+// Issue 15: an edge that only a `__main__` block or another module's
+// import-time call makes is no cycle: `cycles` exits 0.
+TEST(Cli, MainGuardAndCalleeChargedEdgesMakeNoCycle) {
+  auto charged = run_json("cycles golden/reach_callee_charged/input", 0);
+  ASSERT_FALSE(charged.is_discarded());
+  EXPECT_TRUE(charged["sccs"].empty()) << charged["sccs"].dump(2);
+
+  fs::path dir = fs::path(testing::TempDir()) / "cyclefix_cli_main_guard";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "tool");
+  std::ofstream(dir / "tool/__init__.py") << "";
+  std::ofstream(dir / "tool/cli.py") << "from tool.core import run\n\n"
+                                        "def main():\n    from tool.report import show\n    show(run())\n\n"
+                                        "if __name__ == \"__main__\":\n    import tool.report\n    main()\n";
+  std::ofstream(dir / "tool/core.py") << "def run():\n    return 1\n";
+  std::ofstream(dir / "tool/report.py") << "import tool.cli\n\ndef show(x):\n    print(x)\n";
+  auto j = run_json("cycles '" + dir.string() + "'", 0);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_TRUE(j["sccs"].empty()) << j["sccs"].dump(2);
+  fs::remove_all(dir);
+}
