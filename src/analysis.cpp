@@ -94,6 +94,7 @@ ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& option
     field(content[i].hex());
   }
   for (const auto& ns : d.namespace_packages) field(ns);
+  for (const auto& ext : d.extension_modules) field("extension " + ext);
   for (const auto& diag : d.diagnostics) field(diag.file + ":" + std::to_string(diag.line) + ": " + diag.message);
   return hash_bytes(all);
 }
@@ -149,6 +150,7 @@ void build_graph_on(Analysis& a, unsigned jobs) {
     int file;
     bool is_package;
     bool is_namespace;
+    bool is_extension = false;
   };
   std::vector<Entry> entries;
   for (std::size_t i = 0; i < a.files.size(); ++i) {
@@ -156,6 +158,7 @@ void build_graph_on(Analysis& a, unsigned jobs) {
     entries.push_back({s.module, static_cast<int>(i), s.is_package, false});
   }
   for (const auto& ns : a.discovery.namespace_packages) entries.push_back({ns, -1, true, true});
+  for (const auto& ext : a.discovery.extension_modules) entries.push_back({ext, -1, false, false, true});
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
     return std::tie(x.name, x.file) < std::tie(y.name, y.file);
   });
@@ -170,6 +173,7 @@ void build_graph_on(Analysis& a, unsigned jobs) {
     info.name = e.name;
     info.is_package = e.is_package;
     info.is_namespace = e.is_namespace;
+    info.is_extension = e.is_extension;
     info.file = e.file;
     if (e.file >= 0) info.display = a.files[e.file].source.display;
     ModuleId id = a.modules.add(std::move(info));

@@ -54,6 +54,14 @@ bool has_init(const fs::path& dir) { return is_plain_file(dir / "__init__.py"); 
 
 bool is_py_name(std::string_view name) { return name.size() > 3 && name.ends_with(".py"); }
 
+// A compiled extension module: `_ext.so`, `_ext.cpython-311-x86_64-linux-gnu.so`,
+// `_ext.abi3.so`, `_ext.pyd`, `_ext.cp311-win_amd64.pyd`. Its module name is the
+// part before the first dot.
+bool is_extension_name(std::string_view name) {
+  const auto dot = name.find('.');
+  return dot != std::string_view::npos && dot > 0 && (name.ends_with(".so") || name.ends_with(".pyd"));
+}
+
 // Lexically normal, without a trailing separator ("pkg/" -> "pkg", "./" -> ".").
 fs::path normal(const fs::path& p) {
   fs::path n = p.lexically_normal();
@@ -121,7 +129,9 @@ class Discoverer {
     }
     std::vector<Candidate> chosen;
     for (auto& [module, group] : by_module) chosen.push_back(choose(group));
-    return finish(chosen);
+    Discovery d = finish(chosen);
+    add_extensions(d, by_module);
+    return d;
   }
 
  private:
@@ -302,6 +312,8 @@ class Discoverer {
         stack.push_back({id, child});
         walk_dir(walk, child, child_rel, stack);
         stack.pop_back();
+      } else if (is_extension_name(name) && S_ISREG(st.st_mode) && !excluded(child_rel, name)) {
+        extensions_.push_back({child, absolute(child), walk.abs});
       } else if (is_py_name(name) && !excluded(child_rel, name)) {
         if (S_ISREG(st.st_mode)) {
           // A symlinked file is a source wherever it points.
@@ -388,6 +400,24 @@ class Discoverer {
     return dir;
   }
 
+  // Extension modules run no first-party Python, but `from pkg import _ext`
+  // names a module, not an attribute of pkg. Kept only inside a first-party
+  // package (a directory holding sources) and when no source gives the name.
+  template <class ByModule>
+  void add_extensions(Discovery& d, const ByModule& by_module) {
+    std::set<std::string> packages(d.namespace_packages.begin(), d.namespace_packages.end());
+    for (const SourceFile& f : d.files)
+      if (f.is_package) packages.insert(f.module);
+    std::set<std::string> names;
+    for (const Found& f : extensions_) {
+      auto c = place(f);
+      if (!c || c->dirs.empty() || by_module.count(c->module)) continue;
+      std::string parent = c->module.substr(0, c->module.rfind('.'));
+      if (packages.count(parent)) names.insert(c->module);
+    }
+    d.extension_modules.assign(names.begin(), names.end());
+  }
+
   std::optional<Candidate> place(const Found& f) {
     fs::path root, file = f.abs;
     if (!explicit_roots_.empty()) {
@@ -425,7 +455,8 @@ class Discoverer {
     c.dirs = parts;
     if (!c.is_package) {
       const std::string file_name = file.filename().string();
-      const std::string stem = file_name.substr(0, file_name.size() - 3);
+      const std::string stem = is_py_name(file_name) ? file_name.substr(0, file_name.size() - 3)
+                                                     : file_name.substr(0, file_name.find('.'));
       if (!is_identifier(stem)) {
         // A script (`my-script.py`) or a module loaded only through importlib
         // (Django's `migrations/0001_initial.py`): no import statement can name it.
@@ -509,6 +540,7 @@ class Discoverer {
   std::vector<std::string> excludes_;
   std::vector<fs::path> explicit_roots_;  // absolute, normal, sorted
   std::vector<Found> found_;
+  std::vector<Found> extensions_;  // compiled extension modules seen by the walk
   std::vector<Diagnostic> diagnostics_;
   std::set<DirId> reported_links_;
   std::set<fs::path> reported_dirs_;

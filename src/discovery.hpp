@@ -30,6 +30,9 @@ struct Discovery {
   std::vector<std::filesystem::path> roots;      // the source roots in use
   std::vector<SourceFile> files;                 // sorted by module name, unique modules
   std::vector<std::string> namespace_packages;   // PEP 420 directories (dotted names), sorted
+  // Compiled extension modules (`.so`, `.pyd`) inside first-party packages,
+  // dotted names, sorted: modules that run no first-party Python.
+  std::vector<std::string> extension_modules;
   std::vector<Diagnostic> diagnostics;           // skipped files and why
 };
 

@@ -127,11 +127,20 @@ struct Event {
   std::string name;
   int line = 0;
   bool guarded = false;  // inside a try whose handler catches ImportError
-  // Function bodies only: the event sits under an if/for/while/try/with inside
-  // the function, so it may not run when the function does.
+  // Function bodies only: the event sits under an if/for/while/with, or in an
+  // except/else clause, inside the function, so it may not run when the
+  // function does (a try body runs until something raises).
   bool conditional = false;
   // Use only: the name is bound by an import inside the same function body.
   bool local = false;
+  // Inside the body of a `try` whose handlers catch ImportError or
+  // AttributeError (innermost such try): the last line of that body, where a
+  // caught failure resumes after the handler, and which of the two they catch
+  // (kCatchesImportError | kCatchesAttributeError: `except Exception:`, a bare
+  // `except:`, tuples). 0 otherwise.
+  static constexpr int kCatchesImportError = 1, kCatchesAttributeError = 2;
+  int try_end = 0;
+  int catches = 0;
 };
 
 struct ClassInfo {

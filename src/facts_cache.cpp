@@ -363,6 +363,8 @@ void fields(IO& io, S& e)
   io(e.guarded);
   io(e.conditional);
   io(e.local);
+  io(e.try_end);
+  io(e.catches);
 }
 
 template <class IO, class S>
@@ -488,7 +490,7 @@ static_assert(field_count<NameUse>() == 13, "NameUse changed: update fields() in
 static_assert(field_count<Definition>() == 4, "Definition changed: update fields() in facts_cache.cpp");
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
-static_assert(field_count<Event>() == 7, "Event changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Event>() == 9, "Event changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ClassInfo>() == 5, "ClassInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");

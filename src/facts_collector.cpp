@@ -347,6 +347,8 @@ struct Ctx {
   bool tc_else = false;        // inside the else branch of such an if
   bool in_try = false;
   bool guards_import_error = false;
+  int try_end = 0;  // Event::try_end and Event::catches for events made here
+  int catches = 0;
   bool conditional = false;    // other if/for/while/with at module level
   bool class_body = false;     // directly in a class body (not deeper function)
   bool main_guard = false;     // under `if __name__ == "__main__":`: never runs on import
@@ -496,8 +498,10 @@ class Collector {
     e.line = line;
     e.import = import;
     e.guarded = ctx.in_try && ctx.guards_import_error;
+    e.try_end = ctx.try_end;
+    e.catches = ctx.catches;
     // Inside a function, an if/elif/else or try body may not run when the function does.
-    e.conditional = ctx.deferred && (ctx.conditional || ctx.in_try);
+    e.conditional = ctx.deferred && ctx.conditional;
     current_events().push_back(std::move(e));
   }
 
@@ -526,17 +530,21 @@ class Collector {
   }
 
   // Exception names that make a try/except swallow a failing import.
-  bool catches_import_error(TSNode handler) {
+  // A handler naming one of `names` (in a tuple too), or a bare `except:`.
+  bool catches(TSNode handler, std::initializer_list<std::string_view> names) {
     bool has_value = false;
     for (TSNode c : named(handler)) {
       if (is(c, kBlock)) continue;
       has_value = true;
       auto t = view(c);
-      for (const char* name : {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}) {
+      for (std::string_view name : names)
         if (t.find(name) != std::string_view::npos) return true;
-      }
     }
-    return !has_value;  // bare `except:`
+    return !has_value;
+  }
+
+  bool catches_import_error(TSNode handler) {
+    return catches(handler, {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"});
   }
 
   // `TYPE_CHECKING`, `typing.TYPE_CHECKING`, `t.TYPE_CHECKING`; 1 = true branch guarded,
@@ -1332,6 +1340,8 @@ class Collector {
     inner.annotation = false;
     inner.type_checking = false;
     inner.in_try = inner.guards_import_error = false;
+    inner.try_end = 0;
+    inner.catches = 0;
     inner.conditional = false;
     inner.where = "function body";
     ++open_functions_;
@@ -1500,25 +1510,82 @@ class Collector {
     Ctx t = ctx;
     t.in_try = true;
     auto kids = named(n);
+    bool catches_import = false, catches_attribute = false;
     for (TSNode c : kids) {
       Kind k = kind(c);
-      if ((k == kExceptClause || k == kExceptGroupClause) && catches_import_error(c))
+      if (k != kExceptClause && k != kExceptGroupClause) continue;
+      if (catches_import_error(c)) {
         t.guards_import_error = true;
+        catches_import = true;
+      }
+      catches_attribute = catches_attribute || catches(c, {"AttributeError", "Exception", "BaseException"});
     }
+    // Only the body's exceptions reach this try's handlers; a failure there
+    // resumes after the handler, past the body's last line.
+    Ctx body = t;
+    if (catches_import || catches_attribute) {
+      body.catches = (catches_import ? Event::kCatchesImportError : 0) |
+                     (catches_attribute ? Event::kCatchesAttributeError : 0);
+      for (TSNode c : kids) {
+        if (!is(c, kBlock)) continue;
+        const TSPoint end = ts_node_end_point(c);
+        body.try_end = static_cast<int>(end.column == 0 ? end.row : end.row + 1);
+      }
+    }
+    // Inside a function, the body runs until something raises; a handler runs
+    // only then, and `else` only when nothing did.
+    Ctx other = t;
+    if (ctx.deferred) other.conditional = true;
     for (TSNode c : kids) {
       Kind k = kind(c);
       if (k == kBlock) {
-        visit_block(c, t, depth + 1);
+        visit_block(c, body, depth + 1);
       } else if (k == kExceptClause || k == kExceptGroupClause) {
         for (TSNode e : named(c)) {
-          if (is(e, kBlock)) visit_block(e, t, depth + 1);
+          if (is(e, kBlock)) visit_block(e, other, depth + 1);
           else visit(e, ctx, depth + 1);
         }
       } else {
-        visit(c, t, depth + 1);  // else / finally
+        visit(c, kind(c) == kFinallyClause ? t : other, depth + 1);  // else / finally
       }
     }
   }
+
+  // The text of a plain string literal ("" for anything else: f-strings,
+  // concatenations, escapes the model does not decode).
+  std::string string_literal(TSNode a) {
+    if (!is(a, kString) || ts_node_named_child_count(a) > 3) return "";
+    std::string out;
+    for (TSNode c : named(a)) {
+      if (is(c, kStringContent)) out = text(c);
+      else if (is(c, kInterpolation)) return "";
+    }
+    return out;
+  }
+
+  // While a `for NAME in (<string literals>):` is visited: NAME's values.
+  struct LoopLiterals {
+    Collector& c;
+    bool pushed = false;
+    LoopLiterals(Collector& collector, TSNode left, TSNode right) : c(collector) {
+      if (!c.is(left, kIdentifier) || !(c.is(right, kTuple) || c.is(right, kList))) return;
+      std::vector<std::string> values;
+      for (TSNode e : c.named(right)) {
+        std::string v = c.string_literal(e);
+        if (v.empty()) return;
+        values.push_back(std::move(v));
+      }
+      if (values.empty()) return;
+      c.loop_literals_.emplace_back(c.view(left), std::move(values));
+      pushed = true;
+    }
+    ~LoopLiterals() {
+      if (pushed) c.loop_literals_.pop_back();
+    }
+    LoopLiterals(const LoopLiterals&) = delete;
+    LoopLiterals& operator=(const LoopLiterals&) = delete;
+  };
+  std::vector<std::pair<std::string_view, std::vector<std::string>>> loop_literals_;
 
   void visit_call(TSNode n, const Ctx& ctx, int depth) {
     TSNode fn = field(n, g_.function);
@@ -1532,13 +1599,22 @@ class Collector {
       TSNode args = field(n, g_.arguments);
       if (is(args, kArgumentList) && ts_node_named_child_count(args) > 0) {
         TSNode a = ts_node_named_child(args, 0);
-        if (is(a, kString) && ts_node_named_child_count(a) <= 3) {
-          for (TSNode c : named(a)) {
-            if (is(c, kStringContent)) d.argument = text(c);
+        d.argument = string_literal(a);
+        if (is(a, kIdentifier)) {
+          // One dynamic import per value of an enclosing loop over string literals.
+          for (auto it = loop_literals_.rbegin(); it != loop_literals_.rend(); ++it) {
+            if (it->first != view(a)) continue;
+            for (const std::string& v : it->second) {
+              DynamicImport each = d;
+              each.argument = v;
+              out_.dynamic_imports.push_back(std::move(each));
+            }
+            d.line = 0;
+            break;
           }
         }
       }
-      out_.dynamic_imports.push_back(std::move(d));
+      if (d.line) out_.dynamic_imports.push_back(std::move(d));
     }
     if (ends_with_name(ft, "get_type_hints") || ends_with_name(ft, "get_annotations")) mark_reads_annotations();
     std::string callee;
@@ -1685,6 +1761,8 @@ class Collector {
         Ctx c = ctx;
         if (!ctx.deferred && !ctx.class_body) c.conditional = true;
         TSNode left = field(n, g_.left);
+        // `for dep in ("numpy", "pytz"): __import__(dep)`: the loop variable's values.
+        LoopLiterals literals(*this, left, field(n, g_.right));
         visit_target(left, ctx, depth + 1);
         define(left, Definition::Kind::Assignment, ctx);
         for (TSNode kid : named(n)) {

@@ -157,6 +157,8 @@ ResolvedImport ModuleIndex::resolve(ModuleId importer, const ImportStatement& st
   if (!execute_path(from)) return out;
 
   const ModuleId from_id = *find(from);
+  // An extension module's names exist once it is imported; it has no submodules.
+  if (modules_[from_id].is_extension) return out;
   const bool from_has_body = !modules_[from_id].is_namespace;
   const bool from_is_self = from_id == importer;
   if (stmt.star) {

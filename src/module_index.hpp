@@ -22,6 +22,7 @@ struct ModuleInfo {
   bool is_namespace = false;  // PEP 420: no body
   int file = -1;              // index into the run's files; -1 for namespace packages
   std::string display;        // file path shown to users ("" for namespace packages)
+  bool is_extension = false;  // compiled (.so/.pyd): runs no first-party Python, attributes unknown
 };
 
 // Why an import statement makes module `to` run or be needed.

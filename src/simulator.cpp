@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <span>
+#include <set>
 #include <unordered_map>
 
 #include "reachability.hpp"
@@ -46,6 +47,15 @@ using MaybeFailure = std::optional<Failure>;
 std::string_view last_component(std::string_view dotted) {
   auto d = dotted.rfind('.');
   return d == std::string_view::npos ? dotted : dotted.substr(d + 1);
+}
+
+// A dynamic import of a module that is not first-party (`__import__("numpy")`,
+// `import_module("gmpy2")`): it runs no first-party code, so it cannot take part
+// in a first-party cycle (an assumption: a third-party module that imports ours
+// back is not modelled; simulate lists these).
+bool is_leaf(const Analysis& a, const DynamicImport& d) {
+  if (d.argument.empty() || d.argument.front() == '.') return false;
+  return !a.modules.has_top_level(std::string_view(d.argument).substr(0, d.argument.find('.')));
 }
 
 // Whether importing m runs a body: not a namespace package, and its file was read and parsed.
@@ -885,7 +895,7 @@ class Interpreter {
     const int file = a_->modules[m].file;
     sys_modules_.at(m).loading = true;
     for (const DynamicImport& d : a_->files[file].facts.dynamic_imports) {
-      if (d.at_import_time)
+      if (d.at_import_time && !is_leaf(*a_, d))
         unknown("dynamic import " + d.call + "(" + (d.argument.empty() ? "..." : "'" + d.argument + "'") +
                 ") at import time at " + where(file, d.line) + ": not followed");
     }
@@ -947,17 +957,18 @@ class Interpreter {
     bool pushed = !stack_.empty() && stack_.back().module != fa.module;
     if (pushed) stack_.push_back({fa.module, &fa.source.display, 0});
     MaybeFailure result;
+    int resume_after = 0;  // a caught failure skips the rest of its try body
     for (const Event& e : events) {
+      if (resume_after) {
+        if (e.line <= resume_after) continue;
+        resume_after = 0;
+      }
       if (!stack_.empty()) stack_.back().line = e.line;
       MaybeFailure f;
       switch (e.kind) {
         case Event::Kind::Import:
           if (!cx_->deferred.empty() && cx_->deferred.count({file, e.import})) break;  // moved out of import time
           f = do_import(file, function, e, locals);
-          if (f && e.guarded) {
-            unknown("a circular import failure is caught by try/except at " + where(file, e.line));
-            f.reset();
-          }
           break;
         case Event::Kind::Bind:
           if (function < 0) sys_modules_.at(fa.module).bound.insert(e.name);
@@ -968,6 +979,14 @@ class Interpreter {
         case Event::Kind::Call:
           f = do_call(file, function, e);
           break;
+      }
+      if (f && e.try_end > 0 &&
+          (e.catches & (f->error == "ImportError" ? Event::kCatchesImportError : Event::kCatchesAttributeError))) {
+        // `try: ... except ImportError:` (or Exception, bare, ...) catches it: the
+        // handler runs (its events follow the body's) and the import goes on.
+        f.reset();
+        resume_after = e.try_end;
+        continue;
       }
       if (f && e.conditional) {
         // A branch inside a function that runs at import time: it may not be taken.
@@ -1091,6 +1110,18 @@ class Interpreter {
 
   // `from x import name` (alias `i` of import `import`) where x has not bound
   // the name: the submodule x.name, else a failure if x is partial or a stub.
+  // What a partially initialised module already has before its body binds
+  // anything: the dunders the import system sets (design.md §3), and any name
+  // once a module-level `__getattr__` (PEP 562) is bound: CPython asks it.
+  static bool exists_while_loading(const ModuleState& state, std::string_view name) {
+    static constexpr std::string_view kDunders[] = {"__name__",    "__file__",    "__path__",   "__spec__",
+                                                    "__loader__",  "__package__", "__doc__",    "__cached__",
+                                                    "__builtins__", "__dict__"};
+    if (name.starts_with("__") && std::find(std::begin(kDunders), std::end(kDunders), name) != std::end(kDunders))
+      return true;
+    return state.bound.count("__getattr__");
+  }
+
   MaybeFailure import_missing(int file, int import, std::size_t i, ModuleId x, std::optional<ModuleId> sub,
                               const ModuleState& state) {
     if (sub) return import_module(*sub);
@@ -1098,7 +1129,7 @@ class Interpreter {
     const std::string& absolute = a_->files[file].resolved[import].absolute_module;
     const std::string& file_x = a_->modules[x].display;
     const std::string in_file = file_x.empty() ? "" : " (" + file_x + ")";
-    if (state.loading)
+    if (state.loading && !exists_while_loading(state, name))
       return fail("ImportError",
                   "cannot import name '" + name + "' from partially initialized module '" + absolute +
                       "' (most likely due to a circular import)" + in_file,
@@ -1144,7 +1175,7 @@ class Interpreter {
                     "cannot access submodule '" + std::string(attr) + "' of module '" + a_->modules[cur].name +
                         "' (most likely due to a circular import)",
                     *sub);
-      } else if (st->loading) {
+      } else if (st->loading && !exists_while_loading(*st, attr)) {
         return fail("AttributeError",
                     "partially initialized module '" + a_->modules[cur].name + "' has no attribute '" +
                         std::string(attr) + "' (most likely due to a circular import)",
@@ -1379,9 +1410,48 @@ BothModes simulate_both(const Analysis& a, const DeferredImports& deferred) {
   return {std::move(normal), bare.get()};
 }
 
+namespace {
+
+// The kind of an uncertainty reason, for counts a user reads at a glance.
+std::string_view reason_kind(std::string_view why) {
+  if (why.starts_with("dynamic import")) return "dynamic import";
+  if (why.starts_with("a circular import in a conditional branch")) return "conditional branch";
+  if (why.starts_with("star import")) return "star import";
+  return "other";
+}
+
+// Per kind, the number of entries with a reason of that kind.
+std::map<std::string, std::size_t> uncertain_by_reason(const SimulationResult& r) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& e : r.entries) {
+    std::set<std::string_view> kinds;
+    for (const auto& why : e.unknowns) kinds.insert(reason_kind(why));
+    for (auto k : kinds) ++counts[std::string(k)];
+  }
+  return counts;
+}
+
+// What the simulation assumed rather than followed: import-time dynamic
+// imports of modules that are not first-party (see is_leaf).
+std::vector<std::pair<int, const DynamicImport*>> leaf_dynamic_imports(const Analysis& a) {
+  std::vector<std::pair<int, const DynamicImport*>> out;
+  for (std::size_t f = 0; f < a.files.size(); ++f)
+    for (const DynamicImport& d : a.files[f].facts.dynamic_imports)
+      if (d.at_import_time && is_leaf(a, d)) out.emplace_back(static_cast<int>(f), &d);
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r) {
   using nlohmann::json;
-  json failing = json::array(), uncertain = json::array();
+  json failing = json::array(), uncertain = json::array(), assumptions = json::array();
+  for (const auto& [f, d] : leaf_dynamic_imports(a))
+    assumptions.push_back({{"file", a.files[f].source.display},
+                           {"line", d->line},
+                           {"call", d->call},
+                           {"module", d->argument},
+                           {"assumption", "not first-party: runs no first-party code"}});
   for (const auto& e : r.entries) {
     if (e.fails) {
       json chain = json::array();
@@ -1399,13 +1469,29 @@ nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r) {
   return {{"entry_mode", to_string(r.mode)},
           {"entry_points", r.entries.size()},
           {"failing_entry_points", failing},
-          {"uncertain_entry_points", uncertain}};
+          {"uncertain_entry_points", uncertain},
+          {"uncertain_by_reason", uncertain_by_reason(r)},
+          {"assumptions", assumptions}};
 }
 
 void print_simulation(std::ostream& out, const Analysis& a, const SimulationResult& r) {
   out << "cyclefix simulate (" << to_string(r.mode) << " entry): " << r.entries.size()
       << " entry points, " << r.failing() << " fail with a circular import, " << r.uncertain()
       << " uncertain\n";
+  if (r.uncertain()) {
+    out << "uncertain by reason:";
+    const char* sep = " ";
+    for (const auto& [kind, n] : uncertain_by_reason(r)) {
+      out << sep << kind << " " << n;
+      sep = ", ";
+    }
+    out << "\n";
+  }
+  if (auto leaves = leaf_dynamic_imports(a); !leaves.empty()) {
+    out << "assumed: " << leaves.size() << " import-time dynamic import(s) of modules that are not first-party"
+        << " run no first-party code (e.g. " << a.files[leaves[0].first].source.display << ":"
+        << leaves[0].second->line << " " << leaves[0].second->call << "('" << leaves[0].second->argument << "'))\n";
+  }
   for (const auto& e : r.entries) {
     if (!e.fails) continue;
     out << "\n" << a.modules[e.module].name << ": " << e.error << ": " << e.message

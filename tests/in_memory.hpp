@@ -11,10 +11,18 @@
 
 namespace cyclefix::testing_support {
 
-// `files`: {"pkg/mod.py", source} pairs; module names follow the paths.
+// `files`: {"pkg/mod.py", source} pairs; module names follow the paths. A path
+// ending in ".so" (`pkg/_ext.abi3.so`, source ignored) is an extension module.
 inline Analysis analysis_of(const std::vector<std::pair<std::string, std::string>>& files) {
   Analysis a;
   for (const auto& [path, source] : files) {
+    if (path.ends_with(".so")) {
+      std::string mod = path.substr(0, path.find('.'));
+      for (char& c : mod)
+        if (c == '/') c = '.';
+      a.discovery.extension_modules.push_back(mod);
+      continue;
+    }
     FileAnalysis fa;
     fa.source.path = path;
     fa.source.display = path;

@@ -385,3 +385,13 @@ TEST(FactsUses, CastStringsAreAnnotationUses) {
   }
   EXPECT_EQ(got, (std::vector<std::string>{"Node:5", "Leaf:6"}));
 }
+
+// `for dep in ("numpy", "pytz"): __import__(dep)`: one dynamic import per value.
+TEST(FactsModule, DynamicImportsOverALoopOfLiterals) {
+  auto f = collect_facts("for dep in ('numpy', \"pytz\"):\n    __import__(dep)\nfor x in (a, 'b'):\n    __import__(x)\n");
+  ASSERT_EQ(f.dynamic_imports.size(), 3u);
+  EXPECT_EQ(f.dynamic_imports[0].argument, "numpy");
+  EXPECT_EQ(f.dynamic_imports[1].argument, "pytz");
+  EXPECT_EQ(f.dynamic_imports[1].line, 2);
+  EXPECT_EQ(f.dynamic_imports[2].argument, "");  // not every value is a literal
+}
