@@ -141,6 +141,10 @@ struct Event {
   static constexpr int kCatchesImportError = 1, kCatchesAttributeError = 2;
   int try_end = 0;
   int catches = 0;
+  // Under `if` tests the simulator can decide for a target interpreter
+  // (`sys.platform`, `os.name`, `sys.version_info`, `__debug__`): an index into
+  // ModuleFacts::guards, or -1.
+  int guard = -1;
 };
 
 struct ClassInfo {
@@ -209,6 +213,11 @@ struct ModuleFacts {
   std::vector<SyntaxProblem> syntax_problems;  // ERROR / MISSING nodes; file still analysed
   uint32_t lines = 0;
   std::vector<Alias> aliases;            // module-level aliases of callables, in source order
+  // Conditions of the `if` branches events sit under, when every test on the
+  // way is one of the target tests (Event::guard): atoms such as
+  // `sys.platform==win32`, `sys.version_info>=3.8`, `os.name!=nt`, `__debug__`,
+  // joined with `&&`, `!` and parentheses (evaluate_guard in simulator.cpp).
+  std::vector<std::string> guards;
 };
 
 // Collects the facts of one file's source. Pure: bytes in, facts out.

@@ -365,6 +365,7 @@ void fields(IO& io, S& e)
   io(e.local);
   io(e.try_end);
   io(e.catches);
+  io(e.guard);
 }
 
 template <class IO, class S>
@@ -438,6 +439,7 @@ void fields(IO& io, S& m)
   io(m.syntax_problems);
   io(m.lines);
   io(m.aliases);
+  io(m.guards);
 }
 
 template <class T>
@@ -490,12 +492,12 @@ static_assert(field_count<NameUse>() == 13, "NameUse changed: update fields() in
 static_assert(field_count<Definition>() == 4, "Definition changed: update fields() in facts_cache.cpp");
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
-static_assert(field_count<Event>() == 9, "Event changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Event>() == 10, "Event changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ClassInfo>() == 5, "ClassInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ModuleFacts>() == 13, "ModuleFacts changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ModuleFacts>() == 14, "ModuleFacts changed: update fields() in facts_cache.cpp");
 
 // ---- entries -------------------------------------------------------------------
 // Header (little-endian u64/u32 as the host stores them: the build stamp keeps

@@ -173,8 +173,8 @@ struct Grammar {
   std::vector<Kind> kinds;  // symbol id -> kind
   std::vector<bool> expression;  // symbol id -> one of kExpressionNames
   TSFieldId alias, argument, arguments, attribute, body, condition, consequence, definition,
-      function, left, module_name, name, object, parameters, return_type, right, superclasses,
-      type, value;
+      function, left, module_name, name, object, operator_, parameters, return_type, right,
+      superclasses, type, value;
 
   Grammar() {
     const TSLanguage* lang = tree_sitter_python();
@@ -204,6 +204,7 @@ struct Grammar {
     module_name = f("module_name");
     name = f("name");
     object = f("object");
+    operator_ = f("operator");
     parameters = f("parameters");
     return_type = f("return_type");
     right = f("right");
@@ -352,6 +353,7 @@ struct Ctx {
   bool conditional = false;    // other if/for/while/with at module level
   bool class_body = false;     // directly in a class body (not deeper function)
   bool main_guard = false;     // under `if __name__ == "__main__":`: never runs on import
+  std::string guard;           // Event::guard's condition for events made here ("" none)
   const char* where = "module level";
 };
 
@@ -500,6 +502,7 @@ class Collector {
     e.guarded = ctx.in_try && ctx.guards_import_error;
     e.try_end = ctx.try_end;
     e.catches = ctx.catches;
+    if (!ctx.guard.empty()) e.guard = intern_guard(ctx.guard);
     // Inside a function, an if/elif/else or try body may not run when the function does.
     e.conditional = ctx.deferred && ctx.conditional;
     current_events().push_back(std::move(e));
@@ -1453,11 +1456,106 @@ class Collector {
     scopes_.pop_back();
   }
 
+  int intern_guard(const std::string& g) {
+    auto it = std::find(out_.guards.begin(), out_.guards.end(), g);
+    if (it != out_.guards.end()) return static_cast<int>(it - out_.guards.begin());
+    out_.guards.push_back(g);
+    return static_cast<int>(out_.guards.size() - 1);
+  }
+
+  static std::string guard_and(const std::string& outer, const std::string& atom) {
+    return outer.empty() ? atom : outer + "&&" + atom;
+  }
+
+  // A test the simulator decides for its target interpreter, as a guard
+  // expression; "" for anything else. `sys.platform == "win32"`,
+  // `sys.platform.startswith("linux")`, `os.name != "nt"`,
+  // `sys.version_info >= (3, 8)`, `sys.version_info[:2] < (3, 10)`,
+  // `__debug__`, and `not`/`and`/`or` of those.
+  std::string static_test(TSNode cond, int depth = 0) {
+    if (ts_node_is_null(cond) || depth > 8) return "";
+    switch (kind(cond)) {
+      case kParenthesizedExpression:
+        return ts_node_named_child_count(cond) == 1 ? static_test(ts_node_named_child(cond, 0), depth + 1) : "";
+      case kNotOperator: {
+        std::string a = static_test(field(cond, g_.argument), depth + 1);
+        return a.empty() ? "" : "!(" + a + ")";
+      }
+      case kIdentifier: return view(cond) == "__debug__" ? "__debug__" : "";
+      default: break;
+    }
+    const std::string_view type = ts_node_type(cond);
+    if (type == "boolean_operator") {
+      std::string l = static_test(field(cond, g_.left), depth + 1);
+      std::string r = static_test(field(cond, g_.right), depth + 1);
+      if (l.empty() || r.empty()) return "";
+      std::string op = text(field(cond, g_.operator_));
+      return "(" + l + (op == "and" ? "&&" : "||") + r + ")";
+    }
+    // The rest is read from the text, without spaces and with one kind of quote.
+    std::string t;
+    for (char ch : view(cond)) {
+      if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\\') continue;
+      t += ch == '\'' ? '"' : ch;
+    }
+    if (t.size() > 80) return "";
+    auto quoted = [](std::string_view v) -> std::optional<std::string> {
+      if (v.size() < 2 || v.front() != '"' || v.back() != '"') return std::nullopt;
+      v = v.substr(1, v.size() - 2);
+      if (v.find_first_of("\"&|!()") != std::string_view::npos) return std::nullopt;
+      return std::string(v);
+    };
+    for (std::string_view subject : {"sys.platform", "os.name"}) {
+      if (!t.starts_with(subject)) continue;
+      std::string_view rest = std::string_view(t).substr(subject.size());
+      for (std::string_view op : {"==", "!="}) {
+        if (!rest.starts_with(op)) continue;
+        if (auto v = quoted(rest.substr(2))) return std::string(subject) + std::string(op) + *v;
+      }
+      if (subject == "sys.platform" && rest.starts_with(".startswith(") && rest.ends_with(")")) {
+        if (auto v = quoted(rest.substr(12, rest.size() - 13))) return "sys.platform^=" + *v;
+      }
+      return "";
+    }
+    for (std::string_view subject : {"sys.version_info[:2]", "sys.version_info"}) {
+      if (!t.starts_with(subject)) continue;
+      std::string_view rest = std::string_view(t).substr(subject.size());
+      for (std::string_view op : {">=", "<=", "==", "!=", ">", "<"}) {
+        if (!rest.starts_with(op)) continue;
+        std::string_view tuple = rest.substr(op.size());
+        if (tuple.size() < 3 || tuple.front() != '(' || tuple.back() != ')') return "";
+        tuple = tuple.substr(1, tuple.size() - 2);
+        if (tuple.ends_with(",")) tuple.remove_suffix(1);
+        if (tuple.empty() || tuple.find_first_not_of("0123456789,") != std::string_view::npos) return "";
+        // (3,) and (3, 8) only: version_info's later fields compare as well as the
+        // model can follow for a target given as major.minor.
+        if (std::count(tuple.begin(), tuple.end(), ',') > 1) return "";
+        return std::string(subject) + std::string(op) + std::string(tuple);
+      }
+      return "";
+    }
+    return "";
+  }
+
   void visit_if(TSNode n, const Ctx& ctx, int depth) {
     TSNode cond = field(n, g_.condition);
     int tc = type_checking_test(cond);
     visit(cond, ctx, depth + 1);
     Ctx then_ctx = ctx, else_ctx = ctx;
+    // A chain of tests the simulator decides: the branches carry guards
+    // instead of being "conditional" (module-level imports under them stay
+    // ConditionalIf for the planner: which branch runs depends on the machine).
+    std::string chain_not;  // !(t1)&&!(t2)... of the tests so far
+    std::string test = tc == 0 ? static_test(cond) : "";
+    const ts::ChildList branches = named(n);
+    const bool static_chain = !test.empty() && std::all_of(branches.begin(), branches.end(), [&](TSNode c) {
+      return kind(c) != kElifClause || !static_test(field(c, g_.condition)).empty();
+    });
+    if (static_chain) {
+      then_ctx.guard = guard_and(ctx.guard, test);
+      chain_not = "!(" + test + ")";
+      else_ctx.guard = guard_and(ctx.guard, chain_not);
+    }
     if (tc == 1 && scopes_.size() == 1 && !ctx.deferred && !ctx.class_body && !ctx.conditional &&
         !ctx.in_try && !ctx.type_checking && !ctx.tc_else) {
       TSNode body = field(n, g_.consequence);
@@ -1476,7 +1574,9 @@ class Collector {
       then_ctx.tc_else = true;
       else_ctx.type_checking = true;
     } else {
-      then_ctx.conditional = else_ctx.conditional = true;
+      // Module level: ConditionalIf for the planner either way. In a function
+      // body a decided test does not make its branches conditional.
+      if (!static_chain || !ctx.deferred) then_ctx.conditional = else_ctx.conditional = true;
     }
     if (int mg = at_module_scope() && !ctx.deferred && !ctx.class_body ? main_test(cond) : 0) {
       Ctx& script = mg == 1 ? then_ctx : else_ctx;
@@ -1491,12 +1591,18 @@ class Collector {
           // An elif of a TYPE_CHECKING test runs when TYPE_CHECKING is false: its
           // condition and body are in the else context.
           Ctx e = else_ctx;
-          if (tc == 0) e.conditional = true;
+          if (tc == 0 && (!static_chain || !ctx.deferred)) e.conditional = true;
           TSNode econd = field(c, g_.condition);
           visit(econd, e, depth + 1);
           int etc = type_checking_test(econd);
           Ctx body_ctx = e;
           if (etc == 1) body_ctx.type_checking = true;
+          if (static_chain) {
+            const std::string et = static_test(econd);
+            body_ctx.guard = guard_and(ctx.guard, chain_not + "&&" + et);
+            chain_not += "&&!(" + et + ")";
+            else_ctx.guard = guard_and(ctx.guard, chain_not);
+          }
           visit_block(field(c, g_.consequence), body_ctx, depth + 1);
           break;
         }

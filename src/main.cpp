@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -52,7 +53,15 @@ struct CommonOptions {
   const Discovery* discovered = nullptr;  // the files, when run_recorded already found them
 };
 
+// The interpreter simulations predict for (one per run, whatever the command).
+std::string g_target_platform, g_target_python;
+
 void add_common(CLI::App* app, CommonOptions& o, bool with_json = true) {
+  app->add_option("--platform", g_target_platform,
+                  "sys.platform the simulator decides `if sys.platform ...` tests for (default: this machine's)");
+  app->add_option("--python-version", g_target_python,
+                  "Python version (3.N) the simulator decides `if sys.version_info ...` tests for "
+                  "(default: the python3 on PATH)");
   app->add_option("paths", o.paths, "Files or directories to analyse (default: .)");
   app->add_option("--root", o.roots, "Source root (repeatable); detected when omitted");
   app->add_option("--exclude", o.excludes, "Skip paths matching this glob (repeatable)");
@@ -790,6 +799,18 @@ int main(int argc, char** argv) {
                                 : apply_config(app, fix_opts, &fix_plan, &fix_rewrite, &fix.target_version);
     if (!configured) return kExitError;
     const std::vector<std::string> args(argv + 1, argv + argc);
+    if (!g_target_platform.empty() || !g_target_python.empty()) {
+      SimulationTarget t;
+      t.platform = g_target_platform;
+      t.os_name = g_target_platform.empty() ? "" : g_target_platform == "win32" ? "nt" : "posix";
+      if (!g_target_python.empty()) {
+        if (std::sscanf(g_target_python.c_str(), "%d.%d", &t.major, &t.minor) != 2 || t.major < 2) {
+          std::cerr << "cyclefix: --python-version must look like 3.12 (got '" << g_target_python << "')\n";
+          return kExitError;
+        }
+      }
+      set_simulation_target(t);
+    }
     if (*cycles) {
       // A run that writes a baseline or an --output file is not replayed.
       if (!cycles_cli.write_baseline.empty() || !cycles_cli.output.empty())

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <future>
 #include <limits>
@@ -56,6 +58,13 @@ std::string_view last_component(std::string_view dotted) {
 bool is_leaf(const Analysis& a, const DynamicImport& d) {
   if (d.argument.empty() || d.argument.front() == '.') return false;
   return !a.modules.has_top_level(std::string_view(d.argument).substr(0, d.argument.find('.')));
+}
+
+// False for an event under an `if` the target interpreter does not take
+// (`if sys.platform == "win32":` on Linux).
+bool runs_on_target(const FileAnalysis& fa, const Event& e) {
+  return e.guard < 0 || static_cast<std::size_t>(e.guard) >= fa.facts.guards.size() ||
+         evaluate_guard(fa.facts.guards[e.guard], simulation_target());
 }
 
 // Whether importing m runs a body: not a namespace package, and its file was read and parsed.
@@ -480,6 +489,7 @@ class PlainModules {
     PlainModule p;
     p.names = &names(m);
     for (const Event& e : fa.facts.events) {
+      if (!runs_on_target(fa, e)) continue;
       if (e.kind == Event::Kind::Call) {
         for (BodyRef b : events_.calls(file, -1, e))
           if (importing_[graph_.body_index(b.file, b.function)]) {
@@ -512,6 +522,7 @@ class PlainModules {
     const FileAnalysis& fa = a_.files[file];
     std::vector<std::string_view> out;
     for (const Event& e : fa.facts.events) {
+      if (!runs_on_target(fa, e)) continue;
       if (e.kind == Event::Kind::Bind) out.push_back(e.name);
       if (e.kind != Event::Kind::Import || (!deferred_.empty() && deferred_.count({file, e.import}))) continue;
       const ImportStatement& st = fa.facts.imports[e.import];
@@ -959,6 +970,7 @@ class Interpreter {
     MaybeFailure result;
     int resume_after = 0;  // a caught failure skips the rest of its try body
     for (const Event& e : events) {
+      if (!runs_on_target(fa, e)) continue;
       if (resume_after) {
         if (e.line <= resume_after) continue;
         resume_after = 0;
@@ -1311,6 +1323,135 @@ void classify(SimulationContext& cx, Settled& settled, bool bare) {
 }  // namespace
 
 void set_simulator_skip_threshold(std::size_t entries) { skip_threshold = entries; }
+
+namespace {
+
+SimulationTarget& target_slot() {
+  static SimulationTarget t = default_simulation_target();
+  return t;
+}
+
+// Recursive descent over a guard: expr = term {"||" term}; term = factor
+// {"&&" factor}; factor = "!" factor | "(" expr ")" | atom.
+class GuardEval {
+ public:
+  GuardEval(std::string_view g, const SimulationTarget& t) : g_(g), t_(t) {}
+  bool run() { return expr(); }
+
+ private:
+  bool expr() {
+    bool v = term();
+    while (g_.substr(i_, 2) == "||") {
+      i_ += 2;
+      v = term() || v;
+    }
+    return v;
+  }
+  bool term() {
+    bool v = factor();
+    while (g_.substr(i_, 2) == "&&") {
+      i_ += 2;
+      v = factor() && v;
+    }
+    return v;
+  }
+  bool factor() {
+    if (i_ < g_.size() && g_[i_] == '!') {
+      ++i_;
+      return !factor();
+    }
+    if (i_ < g_.size() && g_[i_] == '(') {
+      ++i_;
+      bool v = expr();
+      if (i_ < g_.size() && g_[i_] == ')') ++i_;
+      return v;
+    }
+    std::size_t end = g_.find_first_of("&|)", i_);
+    if (end == std::string_view::npos) end = g_.size();
+    std::string_view atom = g_.substr(i_, end - i_);
+    i_ = end;
+    return evaluate(atom);
+  }
+  bool evaluate(std::string_view a) const {
+    if (a == "__debug__") return true;  // python without -O
+    for (auto [subject, value] : {std::pair<std::string_view, std::string_view>{"sys.platform", t_.platform},
+                                  {"os.name", t_.os_name}}) {
+      if (!a.starts_with(subject)) continue;
+      std::string_view rest = a.substr(subject.size());
+      if (rest.starts_with("==")) return rest.substr(2) == value;
+      if (rest.starts_with("!=")) return rest.substr(2) != value;
+      if (rest.starts_with("^=")) return value.starts_with(rest.substr(2));
+    }
+    if (a.starts_with("sys.version_info")) {
+      // Tuples compare element by element, then a longer one is greater:
+      // sys.version_info has 5 fields, sys.version_info[:2] two.
+      const bool sliced = a.starts_with("sys.version_info[:2]");
+      std::string_view rest = a.substr(sliced ? 20 : 16);
+      std::string_view op = rest.substr(0, rest.size() > 1 && rest[1] == '=' ? 2 : 1);
+      std::string_view nums = rest.substr(op.size());
+      const auto comma = nums.find(',');
+      const int want_major = std::atoi(std::string(nums.substr(0, comma)).c_str());
+      const bool one = comma == std::string_view::npos;
+      const int want_minor = one ? 0 : std::atoi(std::string(nums.substr(comma + 1)).c_str());
+      int cmp = t_.major < want_major ? -1 : t_.major > want_major ? 1 : 0;
+      if (cmp == 0 && !one) cmp = t_.minor < want_minor ? -1 : t_.minor > want_minor ? 1 : 0;
+      const std::size_t have_len = sliced ? 2 : 5, want_len = one ? 1 : 2;
+      if (cmp == 0 && have_len > want_len) cmp = 1;
+      if (op == ">=") return cmp >= 0;
+      if (op == "<=") return cmp <= 0;
+      if (op == ">") return cmp > 0;
+      if (op == "<") return cmp < 0;
+      if (op == "==") return cmp == 0;
+      return cmp != 0;
+    }
+    return true;  // not reached: the collector writes only the atoms above
+  }
+
+  std::string_view g_;
+  const SimulationTarget& t_;
+  std::size_t i_ = 0;
+};
+
+}  // namespace
+
+SimulationTarget default_simulation_target() {
+  SimulationTarget t;
+#if defined(_WIN32)
+  t.platform = "win32";
+  t.os_name = "nt";
+#elif defined(__APPLE__)
+  t.platform = "darwin";
+  t.os_name = "posix";
+#else
+  t.platform = "linux";
+  t.os_name = "posix";
+#endif
+  t.major = 3;
+  t.minor = 11;
+  if (FILE* p = ::popen("python3 -c 'import sys; print(*sys.version_info[:2])' 2>/dev/null", "r")) {
+    int major = 0, minor = 0;
+    if (std::fscanf(p, "%d %d", &major, &minor) == 2 && major > 0) {
+      t.major = major;
+      t.minor = minor;
+    }
+    ::pclose(p);
+  }
+  return t;
+}
+
+void set_simulation_target(const SimulationTarget& t) {
+  SimulationTarget& slot = target_slot();
+  if (!t.platform.empty()) slot.platform = t.platform;
+  if (!t.os_name.empty()) slot.os_name = t.os_name;
+  if (t.major > 0) {
+    slot.major = t.major;
+    slot.minor = t.minor;
+  }
+}
+
+const SimulationTarget& simulation_target() { return target_slot(); }
+
+bool evaluate_guard(std::string_view g, const SimulationTarget& t) { return GuardEval(g, t).run(); }
 
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries,
                           const DeferredImports& deferred) {

@@ -80,6 +80,21 @@ SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, Ent
 // always; SIZE_MAX: never. For tests and measurements.
 void set_simulator_skip_threshold(std::size_t entries);
 
+// The interpreter the simulation predicts for: `if` tests on these
+// (Event::guard) are decided. Defaults: the platform cyclefix was built for and
+// the Python version of the `python3` on PATH (3.11 when there is none).
+struct SimulationTarget {
+  std::string platform;  // sys.platform: "linux", "darwin", "win32"
+  std::string os_name;   // os.name: "posix", "nt"
+  int major = 0, minor = 0;
+};
+SimulationTarget default_simulation_target();
+// Sets the target of later simulations ("" / 0 fields keep their defaults).
+void set_simulation_target(const SimulationTarget& t);
+const SimulationTarget& simulation_target();
+// Whether guard expression `g` (ModuleFacts::guards) holds for `t`.
+bool evaluate_guard(std::string_view g, const SimulationTarget& t);
+
 // Both entry modes of one tree, simulated on two threads (they are independent).
 struct BothModes {
   SimulationResult normal, bare;

@@ -395,3 +395,29 @@ TEST(FactsModule, DynamicImportsOverALoopOfLiterals) {
   EXPECT_EQ(f.dynamic_imports[1].line, 2);
   EXPECT_EQ(f.dynamic_imports[2].argument, "");  // not every value is a literal
 }
+
+// Tests the simulator decides for its target interpreter become guards.
+TEST(FactsModule, PlatformAndVersionTestsBecomeGuards) {
+  auto f = collect_facts(
+      "import sys, os\n"
+      "if sys.platform == 'win32':\n    import a\n"
+      "elif sys.platform.startswith(\"darwin\"):\n    import b\n"
+      "else:\n    import c\n"
+      "if sys.version_info >= (3, 8) and not __debug__:\n    import d\n"
+      "if sys.version_info[:2] < (3, 10) or os.name != 'nt':\n    import e\n"
+      "if sys.platform == 'win32' and FAST:\n    import g\n");
+  std::vector<std::string> got;
+  for (const Event& e : f.events) {
+    if (e.kind != Event::Kind::Import) continue;
+    got.push_back(e.guard < 0 ? "-" : f.guards[e.guard]);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "-",  // import sys, os
+                     "sys.platform==win32",
+                     "!(sys.platform==win32)&&sys.platform^=darwin",
+                     "!(sys.platform==win32)&&!(sys.platform^=darwin)",
+                     "(sys.version_info>=3,8&&!(__debug__))",
+                     "(sys.version_info[:2]<3,10||os.name!=nt)",
+                     "-",  // FAST: not decidable
+                 }));
+}

@@ -518,3 +518,34 @@ TEST(SimulatorCertainty, DynamicImportsOfOtherPackagesAreLeaves) {
   auto b = analysis_of({{"p/__init__.py", "__import__('p.m')\n"}, {"p/m.py", ""}});
   EXPECT_EQ(simulate(b, EntryMode::Normal).uncertain(), 2u);  // p, and p.m (its parent p runs first)
 }
+
+TEST(SimulatorCertainty, GuardsAreDecidedForTheTarget) {
+  SimulationTarget linux311{"linux", "posix", 3, 11};
+  SimulationTarget win38{"win32", "nt", 3, 8};
+  EXPECT_TRUE(evaluate_guard("!(sys.platform==win32)&&sys.platform^=lin", linux311));
+  EXPECT_FALSE(evaluate_guard("sys.platform==win32", linux311));
+  EXPECT_TRUE(evaluate_guard("(sys.version_info>=3,8&&!(__debug__))||os.name==nt", win38));
+  EXPECT_FALSE(evaluate_guard("sys.version_info>=3,9", win38));
+  EXPECT_TRUE(evaluate_guard("sys.version_info>3,8", win38));       // (3, 8, 0, ...) > (3, 8)
+  EXPECT_FALSE(evaluate_guard("sys.version_info[:2]>3,8", win38));  // (3, 8) > (3, 8)
+  EXPECT_FALSE(evaluate_guard("sys.version_info==3,8", win38));     // a 5-tuple never equals a pair
+  EXPECT_TRUE(evaluate_guard("sys.version_info>=3", linux311));
+  EXPECT_FALSE(evaluate_guard("sys.version_info<3", linux311));
+
+  // A failure only the Windows branch reaches: certain, and decided by the target.
+  auto a = analysis_of({
+      {"app/__init__.py", "import sys\nfrom app import core\nif sys.platform == 'win32':\n    from app import win\nX = 1\n"},
+      {"app/core.py", ""},
+      {"app/win.py", "from app import X\n"},
+  });
+  const SimulationTarget saved = simulation_target();
+  set_simulation_target(linux311);
+  auto on_linux = simulate(a, EntryMode::Normal);
+  set_simulation_target(win38);
+  auto on_windows = simulate(a, EntryMode::Normal);
+  set_simulation_target(saved);
+  EXPECT_FALSE(entry(a, on_linux, "app").fails);
+  EXPECT_FALSE(entry(a, on_linux, "app").uncertain);
+  EXPECT_TRUE(entry(a, on_windows, "app").fails);
+  EXPECT_FALSE(entry(a, on_windows, "app").uncertain);
+}

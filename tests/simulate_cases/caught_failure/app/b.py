@@ -1,0 +1,3 @@
+from app.a import A
+
+B = 2

@@ -1,0 +1,1 @@
+from app.a import A

@@ -1,0 +1,3 @@
+import app.e
+
+D = 1

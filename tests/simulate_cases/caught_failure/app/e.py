@@ -1,0 +1,6 @@
+import app.d
+
+try:
+    X = app.d.D
+except Exception:
+    X = None

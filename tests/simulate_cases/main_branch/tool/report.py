@@ -1,0 +1,7 @@
+from tool.cli import main
+
+RESULT = main
+
+
+def show(x):
+    print(x)

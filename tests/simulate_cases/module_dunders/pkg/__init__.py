@@ -1,0 +1,3 @@
+from pkg import core
+
+__version__ = "1.0"

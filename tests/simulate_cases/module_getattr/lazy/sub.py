@@ -1,0 +1,1 @@
+from lazy import thing

@@ -1,0 +1,2 @@
+from app.core import VALUE
+cached_property = property

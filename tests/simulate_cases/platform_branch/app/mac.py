@@ -1,0 +1,2 @@
+from app import CONSOLE
+console = CONSOLE
