@@ -652,6 +652,7 @@ class Interpreter {
       out_.message = f->message;
       out_.chain = std::move(f->chain);
       out_.partial = f->partial;
+      if (out_.circular && out_.uncertain && out_.circular_branches == out_.unknowns.size()) out_.uncertain = false;
     }
   }
 
@@ -1002,8 +1003,10 @@ class Interpreter {
       }
       if (f && e.conditional) {
         // A branch inside a function that runs at import time: it may not be taken.
+        const std::size_t before = out_.unknowns.size();
         unknown("a circular import in a conditional branch of " + fa.facts.functions[function].qualified_name +
                 "() at " + where(file, e.line) + " (" + f->message + ")");
+        if (f->circular && out_.unknowns.size() > before) ++out_.circular_branches;
         f.reset();
       }
       if (f) {

@@ -50,6 +50,10 @@ struct EntryPrediction {
   std::optional<ModuleId> partial;
   bool uncertain = false;
   std::vector<std::string> unknowns;  // why the prediction is uncertain
+  // How many of `unknowns` are circular failures in a branch the model cannot
+  // decide: when the entry fails with a circular import anyway, both arms of
+  // each such branch end in one, and the prediction "fails" is certain.
+  std::size_t circular_branches = 0;
 };
 
 struct SimulationResult {

@@ -549,3 +549,27 @@ TEST(SimulatorCertainty, GuardsAreDecidedForTheTarget) {
   EXPECT_TRUE(entry(a, on_windows, "app").fails);
   EXPECT_FALSE(entry(a, on_windows, "app").uncertain);
 }
+
+// Both arms of an undecided branch end in a circular failure: certain.
+TEST(SimulatorCertainty, BothArmsFailingIsCertain) {
+  auto tree = [](const char* b_tail) {
+    return analysis_of({
+        {"p/__init__.py", ""},
+        {"p/a.py", "from p import b\nA = 1\n"},
+        {"p/b.py", std::string("from p import c\nc.f()\n") + b_tail},
+        {"p/c.py", "def f():\n    if FLAG:\n        from p.a import A\n"},
+    });
+  };
+  auto fails = tree("from p.a import A\n");
+  auto rf = simulate(fails, EntryMode::Normal);
+  const auto& ef = entry(fails, rf, "p.a");
+  EXPECT_TRUE(ef.fails);
+  EXPECT_FALSE(ef.uncertain);
+  EXPECT_EQ(ef.unknowns.size(), 1u);  // the branch is still named
+  // Taken, the branch fails; not taken, the import succeeds: undecided.
+  auto ok = tree("");
+  auto ro = simulate(ok, EntryMode::Normal);
+  const auto& eo = entry(ok, ro, "p.a");
+  EXPECT_FALSE(eo.fails);
+  EXPECT_TRUE(eo.uncertain);
+}
