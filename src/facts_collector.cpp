@@ -354,6 +354,7 @@ struct Ctx {
   bool class_body = false;     // directly in a class body (not deeper function)
   bool main_guard = false;     // under `if __name__ == "__main__":`: never runs on import
   std::string guard;           // Event::guard's condition for events made here ("" none)
+  bool if_branch = false;      // under an `if` whose test the simulator cannot decide
   const char* where = "module level";
 };
 
@@ -504,7 +505,7 @@ class Collector {
     e.catches = ctx.catches;
     if (!ctx.guard.empty()) e.guard = intern_guard(ctx.guard);
     // Inside a function, an if/elif/else or try body may not run when the function does.
-    e.conditional = ctx.deferred && ctx.conditional;
+    e.conditional = (ctx.deferred && ctx.conditional) || ctx.if_branch;
     current_events().push_back(std::move(e));
   }
 
@@ -1346,6 +1347,8 @@ class Collector {
     inner.try_end = 0;
     inner.catches = 0;
     inner.conditional = false;
+    inner.if_branch = false;
+    inner.guard.clear();
     inner.where = "function body";
     ++open_functions_;
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
@@ -1577,6 +1580,7 @@ class Collector {
       // Module level: ConditionalIf for the planner either way. In a function
       // body a decided test does not make its branches conditional.
       if (!static_chain || !ctx.deferred) then_ctx.conditional = else_ctx.conditional = true;
+      if (!static_chain) then_ctx.if_branch = else_ctx.if_branch = true;
     }
     if (int mg = at_module_scope() && !ctx.deferred && !ctx.class_body ? main_test(cond) : 0) {
       Ctx& script = mg == 1 ? then_ctx : else_ctx;
@@ -1592,6 +1596,7 @@ class Collector {
           // condition and body are in the else context.
           Ctx e = else_ctx;
           if (tc == 0 && (!static_chain || !ctx.deferred)) e.conditional = true;
+          if (tc == 0 && !static_chain) e.if_branch = true;
           TSNode econd = field(c, g_.condition);
           visit(econd, e, depth + 1);
           int etc = type_checking_test(econd);

@@ -490,6 +490,9 @@ class PlainModules {
     p.names = &names(m);
     for (const Event& e : fa.facts.events) {
       if (!runs_on_target(fa, e)) continue;
+      // A branch the model cannot decide is replayed by run_body, which knows
+      // a failure there is a guess.
+      if (e.conditional && e.kind != Event::Kind::Bind) return std::nullopt;
       if (e.kind == Event::Kind::Call) {
         for (BodyRef b : events_.calls(file, -1, e))
           if (importing_[graph_.body_index(b.file, b.function)]) {
@@ -949,6 +952,7 @@ class Interpreter {
     ModuleId x = *mods.from;
     if (MaybeFailure f = import_module(x)) return f;
     const ImportStatement& st = a_->files[file].facts.imports[s.event->import];
+    if (MaybeFailure f = import_fromlist_submodules(st, mods, x, &s.bound_by_from)) return f;
     for (std::size_t i = 0; i < st.names.size(); ++i) {
       const ModuleState* state = sys_modules_.get(x);
       if (!state) break;
@@ -1004,8 +1008,9 @@ class Interpreter {
       if (f && e.conditional) {
         // A branch inside a function that runs at import time: it may not be taken.
         const std::size_t before = out_.unknowns.size();
-        unknown("a circular import in a conditional branch of " + fa.facts.functions[function].qualified_name +
-                "() at " + where(file, e.line) + " (" + f->message + ")");
+        unknown("a circular import in a conditional branch of " +
+                (function >= 0 ? fa.facts.functions[function].qualified_name + "()" : a_->modules[fa.module].name) +
+                " at " + where(file, e.line) + " (" + f->message + ")");
         if (f->circular && out_.unknowns.size() > before) ++out_.circular_branches;
         f.reset();
       }
@@ -1107,6 +1112,7 @@ class Interpreter {
       });
       return std::nullopt;
     }
+    if (MaybeFailure f = import_fromlist_submodules(st, mods, *x)) return f;
     for (std::size_t i = 0; i < st.names.size(); ++i) {
       const ImportAlias& alias = st.names[i];
       auto sub = mods.aliases[i].module;
@@ -1119,6 +1125,25 @@ class Interpreter {
         bind_local(locals, alias.bound_name(true), *sub);
       else
         bind_local(locals, alias.bound_name(true), *x, alias.name);
+    }
+    return std::nullopt;
+  }
+
+  // CPython's _handle_fromlist: before any name of `from pkg import a, b` is
+  // read, every name pkg lacks that is a submodule is imported, in order. So
+  // `from stub import count_digits, digits` runs pkg.digits even though
+  // reading count_digits then fails. `in_base` (PlainModule steps only): which
+  // names the module's own body binds.
+  MaybeFailure import_fromlist_submodules(const ImportStatement& st, const ImportModules& mods, ModuleId x,
+                                          const std::vector<bool>* in_base = nullptr) {
+    for (std::size_t i = 0; i < st.names.size(); ++i) {
+      auto sub = mods.aliases[i].module;
+      if (!sub || sys_modules_.has(*sub)) continue;
+      const ModuleState* state = sys_modules_.get(x);
+      if (!state) return std::nullopt;
+      const std::string& name = st.names[i].name;
+      if (in_base ? state->bound.count(name, i < in_base->size() && (*in_base)[i]) : state->bound.count(name)) continue;
+      if (MaybeFailure f = import_module(*sub)) return f;
     }
     return std::nullopt;
   }
@@ -1568,6 +1593,7 @@ std::string_view reason_kind(std::string_view why) {
 std::map<std::string, std::size_t> uncertain_by_reason(const SimulationResult& r) {
   std::map<std::string, std::size_t> counts;
   for (const auto& e : r.entries) {
+    if (!e.uncertain) continue;
     std::set<std::string_view> kinds;
     for (const auto& why : e.unknowns) kinds.insert(reason_kind(why));
     for (auto k : kinds) ++counts[std::string(k)];

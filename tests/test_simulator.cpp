@@ -573,3 +573,21 @@ TEST(SimulatorCertainty, BothArmsFailingIsCertain) {
   EXPECT_FALSE(eo.fails);
   EXPECT_TRUE(eo.uncertain);
 }
+
+// An `if` at module level whose test the model cannot read: a failure under
+// it is a guess (the branch may not be taken), not a certain prediction.
+TEST(SimulatorCertainty, UndecidedModuleLevelBranchIsUncertain) {
+  auto a = analysis_of({
+      {"a.py", "import os\nif os.environ.get('X'):\n    from b import B\nA = 1\n"},
+      {"b.py", "from a import A\nB = 1\n"},
+  });
+  for (EntryMode m : {EntryMode::Normal, EntryMode::Bare}) {
+    auto r = simulate(a, m);
+    for (const char* mod : {"a", "b"}) {
+      const auto& e = entry(a, r, mod);
+      EXPECT_FALSE(e.fails) << mod;
+      EXPECT_TRUE(e.uncertain) << mod;
+    }
+    EXPECT_EQ(simulation_json(a, r)["uncertain_by_reason"]["conditional branch"], 2);
+  }
+}
