@@ -178,6 +178,43 @@ CalleeResolver::CalleeResolver(const std::vector<FileAnalysis>& files, const Mod
       if (is_method(fn)) methods_by_name_[fn.name].push_back({static_cast<int>(f), static_cast<int>(i)});
     }
   }
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    if (!files[f].analysed) continue;
+    for (const ClassInfo& c : files[f].facts.classes) {
+      for (const std::string& base : c.bases) {
+        if (auto b = resolve_class(static_cast<int>(f), base, 0))
+          subclasses_[std::to_string(b->file) + "\t" + b->name].push_back({static_cast<int>(f), c.qualified_name});
+      }
+    }
+  }
+}
+
+std::vector<BodyRef> CalleeResolver::overrides(int file, int in_function, std::string_view callee) const {
+  std::vector<BodyRef> out;
+  if (simulator_) return out;
+  auto dot = callee.find('.');
+  if (dot == std::string_view::npos) return out;
+  std::string_view head = callee.substr(0, dot), name = callee.substr(dot + 1);
+  if ((head != "self" && head != "cls") || name.find('.') != std::string_view::npos || name.starts_with("__"))
+    return out;
+  auto c = enclosing_class(file, in_function);
+  if (!c) return out;
+  std::vector<ClassRef> todo{*c};
+  std::set<std::string> seen{std::to_string(c->file) + "\t" + c->name};
+  while (!todo.empty() && seen.size() < 4096) {
+    ClassRef k = std::move(todo.back());
+    todo.pop_back();
+    auto it = subclasses_.find(std::to_string(k.file) + "\t" + k.name);
+    if (it == subclasses_.end()) continue;
+    for (const ClassRef& sub : it->second) {
+      if (!seen.insert(std::to_string(sub.file) + "\t" + sub.name).second) continue;
+      auto f = index_[sub.file].functions.find(sub.name + "." + std::string(name));
+      if (f != index_[sub.file].functions.end())
+        for (int i : f->second) out.push_back({sub.file, i});
+      todo.push_back(sub);
+    }
+  }
+  return out;
 }
 
 CalleeResolver::~CalleeResolver() = default;
@@ -573,6 +610,7 @@ class ReachWalker {
   struct Resolved {
     std::vector<BodyRef> bodies;
     bool assumed = false;
+    std::vector<BodyRef> overrides;  // assumed: subclasses' versions of a self./cls. method
   };
 
   // `from_assumed`: the call sits in a body that is itself only assumed to
@@ -586,6 +624,7 @@ class ReachWalker {
       r.bodies = resolver_.assume_call(file, function, e.name);
       r.assumed = !r.bodies.empty();
     }
+    if (!from_assumed) r.overrides = resolver_.overrides(file, function, e.name);
     return r;
   }
 
@@ -632,6 +671,7 @@ class ReachWalker {
         case Event::Kind::Call: {
           Resolved r = resolve(file, function, e, assumed);
           for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
+          for (BodyRef b : r.overrides) reach(b, parent, e.line, e.name + " (override)", true);
           break;
         }
         case Event::Kind::Import: {

@@ -65,6 +65,11 @@ class CalleeResolver {
   // every first-party method named `m`. The model assumes they may run.
   std::vector<BodyRef> assume_call(int file, int in_function, std::string_view callee) const;
 
+  // `self.m()` / `cls.m()` inside a method of class C: the overrides of `m` in
+  // first-party subclasses of C (virtual dispatch: the object may be one of
+  // them). The model assumes they may run.
+  std::vector<BodyRef> overrides(int file, int in_function, std::string_view callee) const;
+
   // The bodies of the decorators applied to function `function` of `file`
   // (`@factory(args)` gives the defs the factory returns) that call the
   // decorated object: then the decorated function runs when it is defined.
@@ -125,6 +130,8 @@ class CalleeResolver {
   const ModuleIndex& modules_;
   std::vector<FileIndex> index_;
   std::unordered_map<std::string, std::vector<BodyRef>> methods_by_name_;  // for assume_call
+  // For overrides: "file\tclass" -> the first-party classes naming it as a base.
+  std::unordered_map<std::string, std::vector<ClassRef>> subclasses_;
   bool simulator_ = false;
 };
 

@@ -340,3 +340,26 @@ TEST(Reachability, UnresolvedMethodCallIsAssumed) {
   EXPECT_TRUE(a.reach.body_runs(f, add));
   EXPECT_TRUE(a.reach.assumed[f][add]);
 }
+
+// `self.m()` may run a subclass's override (virtual dispatch): assumed, in
+// another file too; the base's own `m` stays exact.
+TEST(Reachability, SelfCallsReachSubclassOverrides) {
+  auto a = analysis_of({
+      {"base.py", "class Base:\n    def run(self):\n        return self.hook()\n    def hook(self):\n        return 1\n"},
+      {"impl.py", "from base import Base\nclass Impl(Base):\n    def hook(self):\n        import extra\n"
+                  "class Deeper(Impl):\n    def hook(self):\n        return 3\n"
+                  "x = Impl()\nx.run()\n"},
+      {"extra.py", ""},
+  });
+  const int base = 0, impl = 1;  // in the order given
+  ASSERT_EQ(a.files[impl].source.module, "impl");
+  int own = function_index(a.files[base].facts, "Base.hook");
+  int over = function_index(a.files[impl].facts, "Impl.hook");
+  int deeper = function_index(a.files[impl].facts, "Deeper.hook");
+  EXPECT_TRUE(a.reach.body_runs(base, own));
+  EXPECT_FALSE(a.reach.assumed[base][own]);
+  EXPECT_TRUE(a.reach.body_runs(impl, over));
+  EXPECT_TRUE(a.reach.assumed[impl][over]);
+  EXPECT_TRUE(a.reach.body_runs(impl, deeper));
+  EXPECT_FALSE(has_edge(a, "impl", "extra"));  // an assumed body makes no edge
+}
