@@ -582,6 +582,7 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     out << "; " << plan.failure_loops << " failing loop(s) to break, " << plan.rounds << " simulation round(s)"
         << (plan.converged ? "" : ", stopped before every failure was fixed") << "\n";
   }
+  if (plan.only_failing || !plan.cuts.empty()) out << simulation_assumptions(a);  // the guard simulated
   for (const auto& glob : plan.unmatched_select) out << "--select '" << glob << "' matches no module\n";
   if (plan.guarded)
     out << plan.guarded << " statement(s) kept at module level: deferring them would break an entry point that "

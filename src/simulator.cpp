@@ -1613,6 +1613,15 @@ std::vector<std::pair<int, const DynamicImport*>> leaf_dynamic_imports(const Ana
 
 }  // namespace
 
+std::string simulation_assumptions(const Analysis& a) {
+  auto leaves = leaf_dynamic_imports(a);
+  if (leaves.empty()) return "";
+  const auto& [f, d] = leaves.front();
+  return "assumed: " + std::to_string(leaves.size()) +
+         " import-time dynamic import(s) of modules that are not first-party run no first-party code (e.g. " +
+         a.files[f].source.display + ":" + std::to_string(d->line) + " " + d->call + "('" + d->argument + "'))\n";
+}
+
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r) {
   using nlohmann::json;
   json failing = json::array(), uncertain = json::array(), assumptions = json::array();
@@ -1657,11 +1666,7 @@ void print_simulation(std::ostream& out, const Analysis& a, const SimulationResu
     }
     out << "\n";
   }
-  if (auto leaves = leaf_dynamic_imports(a); !leaves.empty()) {
-    out << "assumed: " << leaves.size() << " import-time dynamic import(s) of modules that are not first-party"
-        << " run no first-party code (e.g. " << a.files[leaves[0].first].source.display << ":"
-        << leaves[0].second->line << " " << leaves[0].second->call << "('" << leaves[0].second->argument << "'))\n";
-  }
+  out << simulation_assumptions(a);
   for (const auto& e : r.entries) {
     if (!e.fails) continue;
     out << "\n" << a.modules[e.module].name << ": " << e.error << ": " << e.message

@@ -106,6 +106,9 @@ struct BothModes {
 BothModes simulate_both(const Analysis& a, const DeferredImports& deferred = {});
 
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r);
+// One line naming what simulations of this tree assume instead of follow
+// (dynamic imports of other packages), or "" when nothing.
+std::string simulation_assumptions(const Analysis& a);
 void print_simulation(std::ostream& out, const Analysis& a, const SimulationResult& r);
 
 }  // namespace cyclefix

@@ -605,3 +605,19 @@ TEST(CutPlanRuntimeAnnotations, ConfiguredBaseClassesAndDecorators) {
                    "@app.get('/')\ndef pay(amount: Money) -> None:\n    pass\n", d),
       "is decorated with `@app.get`");
 }
+
+// --explain names what the simulations behind the plan assumed (issue 16).
+TEST(CutPlan, ExplainNamesTheSimulatorsAssumptions) {
+  auto p = plan_of({
+      {"p/__init__.py", ""},
+      {"p/a.py", "__import__('json')\nfrom p.b import fb\ndef fa():\n    return fb()\n"},
+      {"p/b.py", "from p.a import fa\ndef fb():\n    return fa()\n"},
+  });
+  ASSERT_FALSE(p.plan.cuts.empty());
+  std::ostringstream out;
+  print_plan(out, p.a, p.cycles, p.plan);
+  EXPECT_NE(out.str().find("assumed: 1 import-time dynamic import(s) of modules that are not first-party run no "
+                           "first-party code (e.g. p/a.py:1 __import__('json'))"),
+            std::string::npos)
+      << out.str();
+}
