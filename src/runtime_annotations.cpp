@@ -212,9 +212,8 @@ const std::string* RuntimeAnnotations::class_reason(int file, const std::string&
       }
     }
   }
-  std::string& slot = classes_[file][qualified];  // the map may have grown: look it up again
-  slot = std::move(why);
-  return slot.empty() ? nullptr : &slot;
+  it->second = std::move(why);  // std::map: `it` survived the insertions of the recursion
+  return it->second.empty() ? nullptr : &it->second;
 }
 
 const std::string* RuntimeAnnotations::reason(int file, const NameUse& u) const {

@@ -1236,7 +1236,7 @@ bool quiet_body(const Analysis& a, ModuleId m, const DeferredImports& deferred) 
   const int file = a.modules[m].file;
   const FileAnalysis& fa = a.files[file];
   for (const DynamicImport& d : fa.facts.dynamic_imports)
-    if (d.at_import_time) return false;
+    if (d.at_import_time && !is_leaf(a, d)) return false;  // a leaf adds no uncertainty
   for (const Event& e : fa.facts.events)
     if (runs_first_party(fa, file, e, deferred) && fa.facts.imports[e.import].star) return false;
   return true;
