@@ -66,6 +66,7 @@ Edit removal(std::string_view s, const ImportStatement& st, const std::vector<st
 }  // namespace
 
 void move_into_functions(const RewriteInput& in, AtomicChange& change) {
+  if (in.cut.strategy != Strategy::Defer) return;
   const ModuleFacts& facts = in.file.facts;
   const ImportStatement& st = facts.imports[in.cut.import];
   change.edits.push_back(removal(in.source, st, in.cut.names));

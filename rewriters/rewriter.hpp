@@ -64,7 +64,9 @@ struct RewriterEntry {
 // Every rewriter, in the order they run.
 const std::vector<RewriterEntry>& rewriters();
 
-// Defined one per file in rewriters/.
+// Defined one per file in rewriters/. Each acts on the cuts of its strategy
+// (CandidateStatement::strategy) and leaves the others alone.
+void bypass_reexport(const RewriteInput& in, AtomicChange& change);
 void move_into_functions(const RewriteInput& in, AtomicChange& change);
 void type_checking_entries(const RewriteInput& in, AtomicChange& change);
 void cycle_note(const RewriteInput& in, AtomicChange& change);
@@ -73,5 +75,11 @@ void suppress_hoisting(const RewriteInput& in, AtomicChange& change);
 // Shared by the rewriters: the statement `st` reduced to the aliases that bind
 // one of `names` (the original text, verbatim, when it keeps all of them).
 std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source);
+
+// The comments inside an import statement's text that belong to one of the
+// aliases binding `names`: a comment sits on the line of the aliases it
+// follows; a comment on a line of its own belongs to the next alias. (An
+// import statement holds no strings, so every '#' starts a comment.)
+std::vector<std::string> alias_comments(std::string_view text, const std::vector<std::string>& names);
 
 }  // namespace cyclefix

@@ -10,6 +10,7 @@ namespace cyclefix {
 
 const std::vector<RewriterEntry>& rewriters() {
   static const std::vector<RewriterEntry> table = {
+      {"bypass-reexport", bypass_reexport},          // import from the defining module instead (Strategy::Bypass)
       {"move-into-functions", move_into_functions},  // remove the statement, import where used
       {"type-checking", type_checking_entries},      // annotation names under TYPE_CHECKING, quoting
       {"cycle-note", cycle_note},                    // name the loop on each moved import
@@ -18,12 +19,6 @@ const std::vector<RewriterEntry>& rewriters() {
   return table;
 }
 
-namespace {
-
-// The comments inside an import statement's text that belong to one of the
-// aliases binding `names`: a comment sits on the line of the aliases it
-// follows; a comment on a line of its own belongs to the next alias. (An
-// import statement holds no strings, so every '#' starts a comment.)
 std::vector<std::string> alias_comments(std::string_view text, const std::vector<std::string>& names) {
   std::vector<std::string> out, pending;
   std::size_t import_kw = text.find(" import");
@@ -70,8 +65,6 @@ std::vector<std::string> alias_comments(std::string_view text, const std::vector
   }
   return out;
 }
-
-}  // namespace
 
 std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source) {
   std::vector<const ImportAlias*> kept;

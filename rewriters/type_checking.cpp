@@ -27,6 +27,7 @@
 namespace cyclefix {
 
 void type_checking_entries(const RewriteInput& in, AtomicChange& change) {
+  if (in.cut.strategy != Strategy::Defer) return;
   const ModuleFacts& facts = in.file.facts;
   const ImportStatement& st = facts.imports[in.cut.import];
   const std::vector<std::string> bound = st.bound_names();

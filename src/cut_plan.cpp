@@ -8,17 +8,39 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "cut_solver.hpp"
 #include "reachability.hpp"
+#include "reexports.hpp"
 #include "simulator.hpp"
 
 namespace cyclefix {
+
+std::string_view to_string(Strategy s) { return s == Strategy::Bypass ? "bypass" : "defer"; }
 
 namespace {
 
 std::string at(const Analysis& a, int file, int line) {
   return a.files[file].source.display + ":" + std::to_string(line);
+}
+
+// Lines a statement spans.
+double statement_lines(const ImportStatement& st) {
+  return 1.0 + static_cast<double>(std::count(st.text.begin(), st.text.end(), '\n'));
+}
+
+// A cost as printed: no trailing zeros.
+std::string number(double x) {
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
 }
 
 std::string first_line(const std::string& s) {
@@ -159,8 +181,197 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const RuntimeAnnotati
     functions.insert(fa.facts.functions[fi].qualified_name);
   c.functions.assign(functions.begin(), functions.end());
   c.type_checking.assign(type_checking.begin(), type_checking.end());
-  c.cost = kCostPerStatement + kCostPerFunction * static_cast<double>(c.functions.size()) +
-           (c.type_checking.empty() ? 0.0 : kCostPerTypeCheckingEntry);
+  const double lines = statement_lines(st);
+  c.cost = kCostPerStatementLine * lines + kCostPerFunction * static_cast<double>(c.functions.size()) +
+           kCostPerTypeCheckingEntry * static_cast<double>(c.type_checking.size()) +
+           (fa.source.is_package ? kCostPackageInit : 0.0);
+  c.defer_cost = c.cost;
+  c.cost_terms = number(lines * kCostPerStatementLine) + " (statement line" + (lines == 1 ? "" : "s") + ")";
+  if (!c.functions.empty())
+    c.cost_terms += " + " + std::to_string(c.functions.size()) + " x " + number(kCostPerFunction) + " (functions)";
+  if (!c.type_checking.empty())
+    c.cost_terms += " + " + std::to_string(c.type_checking.size()) + " x " + number(kCostPerTypeCheckingEntry) +
+                    " (TYPE_CHECKING)";
+  if (fa.source.is_package) c.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
+}
+
+// The modules that reach `m` in the import-time graph (m included), computed
+// once per importer: a module outside this set can be imported by m without
+// closing a loop, whatever else the plan cuts.
+class ReachesBack {
+ public:
+  explicit ReachesBack(const Analysis& a) : a_(a), in_(a.modules.size()) {
+    for (const ImportEdge& e : a.graph.edges()) in_[e.to].push_back(e.from);
+  }
+  const std::vector<char>& of(ModuleId m) {
+    auto& slot = memo_[m];
+    if (!slot.empty()) return slot;
+    slot.assign(a_.modules.size(), 0);
+    std::vector<ModuleId> todo = {m};
+    slot[m] = 1;
+    while (!todo.empty()) {
+      ModuleId v = todo.back();
+      todo.pop_back();
+      for (ModuleId u : in_[v])
+        if (!slot[u]) {
+          slot[u] = 1;
+          todo.push_back(u);
+        }
+    }
+    return slot;
+  }
+
+ private:
+  const Analysis& a_;
+  std::vector<std::vector<ModuleId>> in_;
+  std::map<ModuleId, std::vector<char>> memo_;
+};
+
+// The module as the bypassed statement should write it: relative, with as few
+// dots as reach it, when the statement was relative; else absolute.
+std::string written_module(const Analysis& a, ModuleId importer, const ImportStatement& st, const std::string& mod) {
+  for (int k = 1; k <= st.level; ++k) {
+    auto base = a.modules.relative_base(importer, k);
+    if (!base) break;
+    if (mod == *base) return std::string(static_cast<std::size_t>(k), '.');
+    if (is_ancestor(*base, mod)) return std::string(static_cast<std::size_t>(k), '.') + mod.substr(base->size() + 1);
+  }
+  return mod;
+}
+
+// Whether importing `hop` from `importer` at module level runs nothing that
+// imports `importer` back; `why` says what would, when it does.
+bool safe_origin(const Analysis& a, ModuleId importer, const OriginHop& hop, ReachesBack& back, std::string* why) {
+  if (!hop.first_party) return true;  // another package: runs no first-party code
+  const std::string& self = a.modules[importer].name;
+  const bool submodule = hop.is_module && !hop.name.empty();  // `from X import sub` takes no name from X
+  if (hop.module == self || (!submodule && is_ancestor(hop.module, self))) {
+    *why = "'" + hop.module + "' is " + (hop.module == self ? "the module itself" : "its own package");
+    return false;
+  }
+  const std::vector<char>& reaches = back.of(importer);
+  std::vector<std::string> executed;
+  for (std::size_t end = 0; end != std::string::npos;) {
+    end = hop.module.find('.', end + 1);
+    executed.push_back(hop.module.substr(0, end));
+  }
+  if (hop.is_module && !hop.name.empty()) executed.push_back(hop.module + "." + hop.name);
+  for (const std::string& m : executed) {
+    if (m == self || is_ancestor(m, self)) continue;  // already loading: not run again
+    auto id = a.modules.find(m);
+    if (!id) {
+      *why = "'" + m + "' is not a module here";
+      return false;
+    }
+    if (reaches[*id]) {
+      *why = "'" + m + "' imports " + self + " back";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Bypass: `from X import n` where X only re-binds n from the module that
+// defines it (docs/planner.md). Applies when every name of the statement has
+// an origin that does not import the importer back; then the statement is
+// rewritten in place, which works even where a name is used at import time.
+void assess_bypass(const Analysis& a, ReachesBack& back, CandidateStatement& c) {
+  const FileAnalysis& fa = a.files[c.file];
+  const ImportStatement& st = fa.facts.imports[c.import];
+  const ResolvedImport& r = fa.resolved[c.import];
+  if (!st.is_from || st.star || !fa.rewritable || !r.first_party || r.absolute_module.empty()) return;
+  if (st.context == ImportContext::TypeChecking || st.context == ImportContext::MainGuard) return;
+  std::vector<BypassName> names;
+  std::vector<std::string> refusals;
+  std::vector<std::pair<std::string, std::string>> defined_by;  // (bound name, origin as shown)
+  std::set<std::string> statements;
+  const std::string as_written = std::string(static_cast<std::size_t>(st.level), '.') + st.module;
+  for (const ImportAlias& al : st.names) {
+    const std::string bound = al.bound_name(true);
+    if (a.modules.find(r.absolute_module + "." + al.name)) {
+      // A submodule stays as it is (`from . import sub` of the importer's own
+      // package runs only the submodule), when the submodule does not import back.
+      std::string why;
+      if (!safe_origin(a, fa.module, {r.absolute_module, al.name, true, true}, back, &why)) {
+        refusals.push_back("'" + al.name + "' is a submodule of " + r.absolute_module + ", and " + why);
+        continue;
+      }
+      names.push_back({bound, as_written, al.name});
+      statements.insert("from " + as_written);
+      continue;
+    }
+    OriginChain chain = origin_chain(a, r.absolute_module, al.name);
+    std::string unsafe;
+    const OriginHop* chosen = nullptr;
+    std::size_t chosen_at = 0;
+    for (std::size_t h = chain.hops.size(); h-- > 1;) {
+      std::string why;
+      if (safe_origin(a, fa.module, chain.hops[h], back, &why)) {
+        chosen = &chain.hops[h];
+        chosen_at = h;
+        break;
+      }
+      if (unsafe.empty()) unsafe = why;
+    }
+    if (!chosen) {
+      // Said in the pin's reason only when there was a re-export to follow:
+      // "defined where it is imported from" is no news.
+      if (chain.hops.size() > 1)
+        refusals.push_back("'" + al.name + "' comes from " + chain.hops.back().module + ", but " + unsafe);
+      else if (!chain.stop.empty())
+        refusals.push_back(chain.stop);
+      else
+        refusals.emplace_back();
+      continue;
+    }
+    BypassName b;
+    b.bound = bound;
+    b.module = chosen->first_party ? written_module(a, fa.module, st, chosen->module) : chosen->module;
+    if (chosen->is_module && chosen->name.empty()) {
+      b.module = chosen->module;  // `import a.b as n`: absolute
+    } else {
+      b.name = chosen->name;
+    }
+    statements.insert(b.name.empty() ? "import " + b.module + " as " + b.bound : "from " + b.module);
+    const std::string dotted = chosen->name.empty() ? chosen->module : chosen->module + "." + chosen->name;
+    std::string origin = "`" + (chosen->name == bound ? chosen->module : dotted) + "`";
+    if (!chosen->first_party) origin += " (outside the tree)";
+    std::vector<std::string> via;  // the re-exports in between
+    for (std::size_t h = 1; h < chosen_at; ++h) via.push_back("`" + chain.hops[h].module + "`");
+    if (!via.empty()) origin += ", re-exported by " + join(via, ", ");
+    defined_by.emplace_back(bound, std::move(origin));
+    names.push_back(std::move(b));
+  }
+  if (!refusals.empty() || defined_by.empty()) {
+    auto said = std::find_if(refusals.begin(), refusals.end(), [](const std::string& r) { return !r.empty(); });
+    if (said != refusals.end() && !c.cuttable) c.reason += "; no bypass: " + *said;
+    return;
+  }
+  // "`Error`, `Warning` are defined by `m`; `Tags` is defined by `r`"
+  std::vector<std::string> hows;
+  std::set<std::string> said;
+  for (const auto& [bound, origin] : defined_by) {
+    if (!said.insert(origin).second) continue;
+    std::vector<std::string> same;
+    for (const auto& [b, o] : defined_by)
+      if (o == origin) same.push_back("`" + b + "`");
+    hows.push_back(join(same, ", ") + (same.size() == 1 ? " is" : " are") + " defined by " + origin);
+  }
+  const double lines = statement_lines(st);
+  const double cost = kCostPerStatementLine * (lines + static_cast<double>(statements.size())) +
+                      (fa.source.is_package ? kCostPackageInit : 0.0);
+  if (c.cuttable && c.cost <= cost) return;
+  c.cuttable = true;
+  c.strategy = Strategy::Bypass;
+  c.bypass = std::move(names);
+  c.how = "bypass re-export: " + join(hows, "; ");
+  c.cost = cost;
+  c.cost_terms = number(lines * kCostPerStatementLine) + " (statement line" + (lines == 1 ? "" : "s") + ") + " +
+                 number(static_cast<double>(statements.size()) * kCostPerStatementLine) + " (statement" +
+                 (statements.size() == 1 ? "" : "s") + " written)";
+  if (fa.source.is_package) c.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
+  c.functions.clear();
+  c.type_checking.clear();
 }
 
 // The loop of a circular failure: the chain from the hop of the partially
@@ -175,6 +386,11 @@ std::vector<ModuleId> failure_loop(const EntryPrediction& e) {
     if (loop.empty() || loop.back() != it->module) loop.push_back(it->module);
   loop.push_back(*e.partial);
   return loop;
+}
+
+// What the simulator should do with a cut's statement.
+void add_cut(DeferredImports& d, const CandidateStatement& c) {
+  (c.strategy == Strategy::Bypass ? d.rebound : d.moved).insert({c.file, c.import});
 }
 
 // Bounds the simulate-and-solve loop by a count (not the clock), so the plan is deterministic.
@@ -257,10 +473,7 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
     }
     sol = solve_hitting(inst, loops, co);
     deferred.clear();
-    for (auto st : sol.cut_statements) {
-      const CandidateStatement& c = plan.candidates[st];
-      deferred.insert({c.file, c.import});
-    }
+    for (auto st : sol.cut_statements) add_cut(deferred, plan.candidates[st]);
   }
   for (auto st : sol.cut_statements) plan.cuts.push_back(static_cast<int>(st));
   plan.cost = sol.cost;
@@ -279,7 +492,7 @@ constexpr std::size_t kMaxGuardRounds = 20;
 // The import statements of `cuts` (indexes into plan.candidates), for the simulator.
 DeferredImports deferred_of(const CutPlan& plan, const std::vector<int>& cuts) {
   DeferredImports d;
-  for (int c : cuts) d.insert({plan.candidates[c].file, plan.candidates[c].import});
+  for (int c : cuts) add_cut(d, plan.candidates[c]);
   return d;
 }
 
@@ -406,6 +619,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   CalleeResolver resolver(a.files, a.modules);
   ExternalNeeds needs(a, resolver);
   const RuntimeAnnotations runtime(a, resolver, options.runtime);
+  ReachesBack back(a);
   std::vector<std::pair<int, int>> keys;
   for (auto& [k, v] : index) keys.push_back(k);
   std::sort(keys.begin(), keys.end(), [&](auto x, auto y) {
@@ -418,6 +632,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     c.import = k.second;
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
     assess(a, needs, runtime, options, c);
+    assess_bypass(a, back, c);
     index[k] = static_cast<int>(plan.candidates.size());
     plan.candidates.push_back(std::move(c));
   }
@@ -479,6 +694,27 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   return plan;
 }
 
+std::vector<std::string> bypass_statements(const CandidateStatement& c) {
+  std::vector<std::string> out;
+  std::vector<std::string> froms;  // module per entry of `out`, "" for module imports
+  for (const BypassName& b : c.bypass) {
+    if (b.name.empty()) {
+      out.push_back("import " + b.module + (b.bound == b.module ? "" : " as " + b.bound));
+      froms.emplace_back();
+      continue;
+    }
+    const std::string item = b.name == b.bound ? b.name : b.name + " as " + b.bound;
+    auto it = std::find(froms.begin(), froms.end(), b.module);
+    if (it == froms.end()) {
+      out.push_back("from " + b.module + " import " + item);
+      froms.push_back(b.module);
+    } else {
+      out[static_cast<std::size_t>(it - froms.begin())] += ", " + item;
+    }
+  }
+  return out;
+}
+
 std::vector<std::vector<ModuleId>> loops_through(const Analysis& a, const CycleReport& cycles,
                                                  const CandidateStatement& cut) {
   std::vector<std::vector<ModuleId>> out;
@@ -514,16 +750,23 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     const ImportStatement& st = fa.facts.imports[c.import];
     json targets = json::array();
     for (ModuleId m : c.targets) targets.push_back(a.modules[m].name);
-    cuts.push_back({{"importer", a.modules[fa.module].name},
-                    {"file", fa.source.display},
-                    {"line", st.line},
-                    {"statement", first_line(st.text)},
-                    {"targets", targets},
-                    {"names", c.names},
-                    {"moved_to", c.functions},
-                    {"type_checking", c.type_checking},
-                    {"cost", c.cost},
-                    {"breaks", loops_broken_by(a, cycles, c)}});
+    json cut = {{"importer", a.modules[fa.module].name},
+                {"file", fa.source.display},
+                {"line", st.line},
+                {"statement", first_line(st.text)},
+                {"strategy", to_string(c.strategy)},
+                {"targets", targets},
+                {"names", c.names},
+                {"moved_to", c.functions},
+                {"type_checking", c.type_checking},
+                {"cost", c.cost},
+                {"cost_terms", c.cost_terms},
+                {"breaks", loops_broken_by(a, cycles, c)}};
+    if (c.strategy == Strategy::Bypass) {
+      cut["rewritten_to"] = bypass_statements(c);
+      cut["how"] = c.how;
+    }
+    cuts.push_back(std::move(cut));
   }
   for (const auto& c : plan.candidates) {
     if (c.cuttable) continue;
@@ -564,11 +807,18 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
 }
 
 void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles, const CutPlan& plan) {
+  const auto bypassed = static_cast<std::size_t>(std::count_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) {
+    return plan.candidates[i].strategy == Strategy::Bypass;
+  }));
   out << "cyclefix plan" << (plan.only_failing ? " (only failing entry points)" : "") << ": "
       << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s")
       << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
       << ", " << plan.candidates.size()
-      << " statements on them, " << plan.cuts.size() << " to defer; cost " << plan.cost << " (lower bound "
+      << " statements on them, " << plan.cuts.size() << " to " << (bypassed ? "change" : "defer")
+      << (bypassed ? " (" + std::to_string(plan.cuts.size() - bypassed) + " deferred, " + std::to_string(bypassed) +
+                         " imported from where the names are defined)"
+                   : std::string())
+      << "; cost " << plan.cost << " (lower bound "
       << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
       << " s)\n";
   if (plan.only_failing) {
@@ -591,8 +841,12 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     const CandidateStatement& c = plan.candidates[i];
     const FileAnalysis& fa = a.files[c.file];
     const ImportStatement& st = fa.facts.imports[c.import];
-    out << "\ndefer " << fa.source.display << ":" << st.line << ": " << first_line(st.text) << "  (cost " << c.cost
-        << ")\n";
+    out << "\n" << (c.strategy == Strategy::Bypass ? "bypass " : "defer ") << fa.source.display << ":" << st.line
+        << ": " << first_line(st.text) << "  (cost " << c.cost << ")\n";
+    if (c.strategy == Strategy::Bypass) {
+      for (const auto& line : bypass_statements(c)) out << "  becomes: " << line << "\n";
+      out << "  " << c.how << "\n";
+    }
     if (!c.functions.empty()) {
       out << "  into:";
       for (const auto& f : c.functions) out << " " << f << "()";
@@ -622,3 +876,4 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
 }
 
 }  // namespace cyclefix
+

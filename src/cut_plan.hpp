@@ -38,11 +38,33 @@ struct PlanOptions {
   RuntimeAnnotationOptions runtime;
 };
 
-// Cost model (docs/planner.md): one unit per function that gains a local import,
-// plus a fixed cost per deferred statement and per TYPE_CHECKING entry.
-inline constexpr double kCostPerFunction = 1.0;
-inline constexpr double kCostPerStatement = 0.5;
-inline constexpr double kCostPerTypeCheckingEntry = 0.25;
+// Cost model (docs/planner.md), in lines of the diff (added + removed) plus
+// penalties for what reviewers dislike: deferring removes the statement (one
+// line per line it spans) and adds, per function that uses it, a local import
+// and its note (two lines) plus a penalty of one for the function-local
+// import; a TYPE_CHECKING entry is one line. Rewriting a statement in place
+// (bypass) removes its lines and adds one per statement written. Any change to
+// a package __init__.py (public API, imported by everything below it) adds a
+// penalty of two.
+inline constexpr double kCostPerStatementLine = 1.0;
+inline constexpr double kCostPerFunction = 3.0;
+inline constexpr double kCostPerTypeCheckingEntry = 1.0;
+inline constexpr double kCostPackageInit = 2.0;
+
+// How a cut breaks its edges.
+enum class Strategy {
+  Defer,   // move into the functions that use it, annotations under TYPE_CHECKING (move_into_functions)
+  Bypass,  // import each name from the module that defines it, which does not import back (bypass_reexport)
+};
+std::string_view to_string(Strategy s);
+
+// One name of a bypassed statement: `from <module> import <name> as <bound>`,
+// or `import <module> as <bound>` when name is empty.
+struct BypassName {
+  std::string bound;   // the name the statement binds (kept)
+  std::string module;  // as written: relative (".messages") when the statement was relative and it can be
+  std::string name;    // the name in `module`, or "" for a module import
+};
 
 // A module-level import statement on some cycle, and whether it can be deferred.
 struct CandidateStatement {
@@ -55,6 +77,11 @@ struct CandidateStatement {
   std::vector<std::string> type_checking; // names used in annotations (go under TYPE_CHECKING)
   double cost = 0;
   std::vector<ModuleId> targets;          // first-party modules it makes run
+  Strategy strategy = Strategy::Defer;    // for a cuttable statement: the cheapest safe one
+  std::string how;                        // the strategy's reason (Bypass: where each name is defined)
+  std::vector<BypassName> bypass;         // Bypass: the names, in the statement's order
+  double defer_cost = 0;                  // what deferring would cost (0: it cannot be deferred)
+  std::string cost_terms;                 // how `cost` adds up, e.g. "1 (statement line) + 2 x 3 (functions)"
 };
 
 // Entry points the simulator predicts to fail with a circular import, per entry mode.
@@ -91,6 +118,11 @@ struct CutPlan {
 };
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);
+
+// The statements a bypassed cut is rewritten to, one per line, without
+// indentation: `from M import a, b as c` per origin module (in the order the
+// names came), `import M as n` for a module.
+std::vector<std::string> bypass_statements(const CandidateStatement& c);
 
 // The loops of the report (modules, first == last) through an edge the cut's statement makes.
 std::vector<std::vector<ModuleId>> loops_through(const Analysis& a, const CycleReport& cycles,

@@ -289,7 +289,8 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
       last_note = std::move(noted);
       fr.cuts.push_back(c);
       // Statements that leave module level entirely (not `import json` kept from `import pkg.b, json`).
-      if (cand.names.size() == fa.facts.imports[cand.import].bound_names().size()) cut_imports.insert(cand.import);
+      if (cand.strategy == Strategy::Defer && cand.names.size() == fa.facts.imports[cand.import].bound_names().size())
+        cut_imports.insert(cand.import);
       fr.local_imports += change.local_imports.size();
       for (const auto& li : change.local_imports) functions.insert(li.function);
       for (const auto& t : change.type_checking) type_checking.push_back(t);

@@ -210,8 +210,7 @@ class EventCache {
 
 // Whether an import event runs: first-party and not deferred by the planner.
 bool runs_first_party(const FileAnalysis& fa, int file, const Event& e, const DeferredImports& deferred) {
-  return e.kind == Event::Kind::Import && fa.resolved[e.import].first_party &&
-         (deferred.empty() || !deferred.count({file, e.import}));
+  return e.kind == Event::Kind::Import && fa.resolved[e.import].first_party && !deferred.silenced(file, e.import);
 }
 
 // The modules an import-time body may run or read, and the function bodies it
@@ -527,9 +526,9 @@ class PlainModules {
     for (const Event& e : fa.facts.events) {
       if (!runs_on_target(fa, e)) continue;
       if (e.kind == Event::Kind::Bind) out.push_back(e.name);
-      if (e.kind != Event::Kind::Import || (!deferred_.empty() && deferred_.count({file, e.import}))) continue;
+      if (e.kind != Event::Kind::Import || deferred_.is_moved(file, e.import)) continue;
       const ImportStatement& st = fa.facts.imports[e.import];
-      if (fa.resolved[e.import].first_party) {
+      if (fa.resolved[e.import].first_party && !deferred_.silenced(file, e.import)) {
         if (st.star) continue;  // not a PlainModule
         if (st.is_from && !events_.import_modules(file, e.import).from) continue;  // binds nothing
       }
@@ -984,7 +983,7 @@ class Interpreter {
       MaybeFailure f;
       switch (e.kind) {
         case Event::Kind::Import:
-          if (!cx_->deferred.empty() && cx_->deferred.count({file, e.import})) break;  // moved out of import time
+          if (cx_->deferred.is_moved(file, e.import)) break;  // moved out of import time
           f = do_import(file, function, e, locals);
           break;
         case Event::Kind::Bind:
@@ -1075,7 +1074,7 @@ class Interpreter {
     const FileAnalysis& fa = a_->files[file];
     const ImportStatement& st = fa.facts.imports[e.import];
     const ResolvedImport& res = fa.resolved[e.import];
-    if (!res.first_party) {
+    if (!res.first_party || cx_->deferred.silenced(file, e.import)) {  // rebound: imports from outside the loop
       for (const auto& al : st.names) bind_here(file, function, bound_view(al, st.is_from));
       return std::nullopt;
     }

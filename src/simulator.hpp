@@ -67,7 +67,23 @@ struct SimulationResult {
 // Import statements (file index, import index) to treat as deferred: moved into
 // the functions that use them (or under TYPE_CHECKING), so they do not run at
 // import time. What the planner's --only-failing mode checks its cuts with.
-using DeferredImports = std::set<std::pair<int, int>>;
+// Also statements the planner rewrites in place to import from a module that
+// does not import back (bypass): they run and bind their names, but import no
+// module on the loop (modelled as importing nothing first-party).
+struct DeferredImports {
+  std::set<std::pair<int, int>> moved;    // do not run at import time
+  std::set<std::pair<int, int>> rebound;  // run, bind their names, run no first-party body
+  bool empty() const { return moved.empty() && rebound.empty(); }
+  void clear() {
+    moved.clear();
+    rebound.clear();
+  }
+  bool is_moved(int file, int import) const { return !moved.empty() && moved.count({file, import}); }
+  // Moved or rebound: the statement runs no first-party module body.
+  bool silenced(int file, int import) const {
+    return is_moved(file, import) || (!rebound.empty() && rebound.count({file, import}));
+  }
+};
 
 // Simulates `import M` for every first-party module M with a body (or only
 // `entries`, when given), skipping the `deferred` statements.

@@ -264,11 +264,8 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
       for (const auto& n : c.type_checking) tc.push_back(code(n));
       md << "- Under `if TYPE_CHECKING:` (used in annotations only): " << join(tc, ", ") << "\n";
     }
-    md << "- Cost " << number(c.cost) << " = " << number(kCostPerStatement) << " (statement)";
-    if (!c.functions.empty())
-      md << " + " << c.functions.size() << " x " << number(kCostPerFunction) << " (functions)";
-    if (!c.type_checking.empty()) md << " + " << number(kCostPerTypeCheckingEntry) << " (TYPE_CHECKING)";
-    md << "\n";
+    if (c.strategy == Strategy::Bypass) md << "- " << c.how << "\n";
+    md << "- Cost " << number(c.cost) << " = " << c.cost_terms << "\n";
     // The other statements on the same loops: what the planner passed over, and why.
     std::vector<std::string> alternatives;
     std::set<int> seen = {ci};
@@ -295,9 +292,11 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
   }
   md << "\nThe cuts are the planner's minimum-cost set for the whole run (" << plan.method << ", total cost "
      << number(plan.cost) << (plan.optimal ? ", proven optimal" : ", lower bound " + number(plan.lower_bound))
-     << "): each deferred statement costs " << number(kCostPerStatement) << ", each function that receives a local "
-     << "import " << number(kCostPerFunction) << ", an entry under `if TYPE_CHECKING:` "
-     << number(kCostPerTypeCheckingEntry) << ".\n";
+     << "), in lines of the diff: each line of a removed statement costs " << number(kCostPerStatementLine)
+     << ", each function that receives a local import " << number(kCostPerFunction)
+     << " (the import, its note and a penalty), an entry under `if TYPE_CHECKING:` "
+     << number(kCostPerTypeCheckingEntry) << ", a change to a package `__init__.py` "
+     << number(kCostPackageInit) << " more.\n";
 
   std::vector<std::string> notes = g.notes;
   for (std::size_t i : g.files) {

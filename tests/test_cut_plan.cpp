@@ -64,7 +64,7 @@ TEST(CutPlan, PrefersTheCutThatBreaksEveryLoop) {
   ASSERT_EQ(p.cycles.components.size(), 1u);
   EXPECT_EQ(cut_sites(p), std::vector<std::string>{"p/hub.py:1"});
   EXPECT_TRUE(p.plan.optimal);
-  EXPECT_DOUBLE_EQ(p.plan.cost, kCostPerStatement + kCostPerFunction);
+  EXPECT_DOUBLE_EQ(p.plan.cost, kCostPerStatementLine + kCostPerFunction);
   EXPECT_EQ(p.plan.remaining_cycles, 0u);
   const auto* hub = candidate(p, "p/hub.py", 1);
   ASSERT_NE(hub, nullptr);
@@ -155,7 +155,7 @@ TEST(CutPlan, AnnotationOnlyNamesGoUnderTypeChecking) {
   EXPECT_TRUE(a->cuttable) << a->reason;
   EXPECT_EQ(a->type_checking, std::vector<std::string>{"B"});
   EXPECT_TRUE(a->functions.empty());
-  EXPECT_DOUBLE_EQ(a->cost, kCostPerStatement + kCostPerTypeCheckingEntry);
+  EXPECT_DOUBLE_EQ(a->cost, kCostPerStatementLine + kCostPerTypeCheckingEntry);
   EXPECT_EQ(cut_sites(p), std::vector<std::string>{"p/a.py:1"});
 }
 
@@ -182,7 +182,10 @@ PlanOptions only_failing() {
 
 DeferredImports deferred_of(const Planned& p) {
   DeferredImports d;
-  for (int i : p.plan.cuts) d.insert({p.plan.candidates[i].file, p.plan.candidates[i].import});
+  for (int i : p.plan.cuts) {
+    const CandidateStatement& c = p.plan.candidates[i];
+    (c.strategy == Strategy::Bypass ? d.rebound : d.moved).insert({c.file, c.import});
+  }
   return d;
 }
 
@@ -229,7 +232,7 @@ TEST(CutPlanGuard, PinsACutThatWouldBreakAWorkingEntryPoint) {
   auto p = plan_of(exposed_loop_tree(true));
   EXPECT_EQ(cut_sites(p), (std::vector<std::string>{"pkg/t.py:4", "pkg/x.py:1"}));
   EXPECT_EQ(p.plan.guarded, 1u);
-  EXPECT_DOUBLE_EQ(p.plan.cost, 2 * kCostPerStatement + 3 * kCostPerFunction);
+  EXPECT_DOUBLE_EQ(p.plan.cost, 2 * kCostPerStatementLine + 3 * kCostPerFunction);
   const auto* d = candidate(p, "pkg/d.py", 4);
   ASSERT_NE(d, nullptr);
   EXPECT_FALSE(d->cuttable);
@@ -240,7 +243,7 @@ TEST(CutPlanGuard, PinsACutThatWouldBreakAWorkingEntryPoint) {
 
   // With the cuts deferred, every entry point that imported before still does.
   DeferredImports deferred;
-  for (int c : p.plan.cuts) deferred.insert({p.plan.candidates[c].file, p.plan.candidates[c].import});
+  for (int c : p.plan.cuts) deferred.moved.insert({p.plan.candidates[c].file, p.plan.candidates[c].import});
   for (EntryMode mode : {EntryMode::Normal, EntryMode::Bare}) {
     SimulationResult before = simulate(p.a, mode), after = simulate(p.a, mode, {}, deferred);
     ASSERT_EQ(before.entries.size(), after.entries.size());
@@ -299,7 +302,7 @@ TEST(CutPlanOnlyFailing, HarmlessCycleGetsNoCut) {
 TEST(CutPlanOnlyFailing, HarmfulCycleGetsTheCutThatFixesIt) {
   auto p = plan_of(kHarmful, only_failing());
   EXPECT_EQ(cut_sites(p), std::vector<std::string>{"f.py:1"});
-  EXPECT_DOUBLE_EQ(p.plan.cost, kCostPerStatement + kCostPerFunction);
+  EXPECT_DOUBLE_EQ(p.plan.cost, kCostPerStatementLine + kCostPerFunction);
   EXPECT_TRUE(p.plan.optimal);
   EXPECT_TRUE(p.plan.converged);
   EXPECT_EQ(p.plan.failing_before.normal, 2u);

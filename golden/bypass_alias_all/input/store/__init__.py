@@ -1,0 +1,2 @@
+from .models import Item as StoreItem
+from .views import show

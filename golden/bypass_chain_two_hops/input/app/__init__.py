@@ -1,0 +1,2 @@
+from .api import Widget
+from .tools import describe

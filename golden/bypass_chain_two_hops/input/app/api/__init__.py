@@ -1,0 +1,3 @@
+from .widgets import Widget
+
+__all__ = ["Widget"]

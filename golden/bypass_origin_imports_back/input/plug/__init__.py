@@ -1,0 +1,2 @@
+from .core import Engine
+from .extras import boost

@@ -1,0 +1,5 @@
+from plug.extras import boost_level
+
+
+class Engine:
+    level = boost_level

@@ -1,0 +1,2 @@
+from .geometry import *
+from .draw import render

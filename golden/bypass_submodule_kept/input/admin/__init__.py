@@ -1,0 +1,2 @@
+from .options import ModelAdmin
+from .sites import site

@@ -1,0 +1,2 @@
+def delete_selected(request):
+    return request

@@ -1,0 +1,9 @@
+from admin import ModelAdmin, actions
+
+
+class AdminSite:
+    default_admin = ModelAdmin
+    default_actions = [actions.delete_selected]
+
+
+site = AdminSite()
