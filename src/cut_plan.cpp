@@ -93,8 +93,10 @@ class ExternalNeeds {
 };
 
 // Decides whether one statement can be deferred, filling reason/cost/functions.
-void assess(const Analysis& a, const ExternalNeeds& needs, const RuntimeAnnotations& runtime,
-            const PlanOptions& options, CandidateStatement& c) {
+// `pins`: which bodies run while a module downstream of the cycles is being
+// imported (see plan_cuts).
+void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& needs,
+            const RuntimeAnnotations& runtime, const PlanOptions& options, CandidateStatement& c) {
   const FileAnalysis& fa = a.files[c.file];
   const ImportStatement& st = fa.facts.imports[c.import];
   c.names = st.bound_names();
@@ -161,13 +163,18 @@ void assess(const Analysis& a, const ExternalNeeds& needs, const RuntimeAnnotati
           if (u.function.empty())
             return pin("used in a lambda outside any function at " + at(a, c.file, u.line));
           int fi = function_index(fa.facts, u.function);
-          if (a.reach.body_runs(c.file, fi))
+          // A module __getattr__ runs whenever anything probes the module
+          // (`from m import x` asks it for `__path__`), also while a module of
+          // the cycle imports from it: any import-time run pins.
+          const bool probe = fi >= 0 && fa.facts.functions[fi].qualified_name == "__getattr__";
+          const Reachability& r = probe ? a.reach : pins;
+          if (r.body_runs(c.file, fi))
             return pin("used at import time: '" + name + "' in " + u.function + "() at " + at(a, c.file, u.line) +
-                       (a.reach.assumed[c.file][fi]
+                       (r.assumed[c.file][fi]
                             ? ", which the model assumes may run at import: a call it cannot resolve exactly "
                               "may reach it (the chain starts at "
                             : ", which module-level code runs (the call at ") +
-                       at(a, a.reach.reached_from[c.file][fi], a.reach.reached_line[c.file][fi]) + ")");
+                       at(a, r.reached_from[c.file][fi], r.reached_line[c.file][fi]) + ")");
           if (fi >= 0 && std::count(fa.facts.functions[fi].globals.begin(), fa.facts.functions[fi].globals.end(), name))
             return pin("'" + name + "' is declared global in " + u.function +
                        "(): a local import there would rebind the module's name, at " + at(a, c.file, u.line));
@@ -620,6 +627,35 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   ExternalNeeds needs(a, resolver);
   const RuntimeAnnotations runtime(a, resolver, options.runtime);
   ReachesBack back(a);
+  // A local import in a body that runs at import time is unsafe only when the
+  // body can run while a module of the cycle is partially initialised, i.e.
+  // during the import of a module the cycle's modules import (directly or
+  // not). A body that only an unrelated module's code calls (a test, an
+  // example script that imports the package first and then computes) finds
+  // the cycle's modules complete, or imports them from scratch.
+  std::vector<char> downstream(a.modules.size(), 0), root_files(a.files.size(), 0);
+  {
+    std::vector<ModuleId> todo;
+    for (ModuleId m = 0; m < a.modules.size(); ++m)
+      if (comp_of[m] >= 0) {
+        downstream[m] = 1;
+        todo.push_back(m);
+      }
+    while (!todo.empty()) {
+      ModuleId v = todo.back();
+      todo.pop_back();
+      for (std::size_t e : a.graph.out_edges(v)) {
+        ModuleId w = a.graph.edges()[e].to;
+        if (!downstream[w]) {
+          downstream[w] = 1;
+          todo.push_back(w);
+        }
+      }
+    }
+    for (ModuleId m = 0; m < a.modules.size(); ++m)
+      if (downstream[m] && a.modules[m].file >= 0) root_files[static_cast<std::size_t>(a.modules[m].file)] = 1;
+  }
+  const Reachability pins = compute_reachability(a.files, a.modules, false, &root_files);
   std::vector<std::pair<int, int>> keys;
   for (auto& [k, v] : index) keys.push_back(k);
   std::sort(keys.begin(), keys.end(), [&](auto x, auto y) {
@@ -631,7 +667,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     c.file = k.first;
     c.import = k.second;
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
-    assess(a, needs, runtime, options, c);
+    assess(a, pins, needs, runtime, options, c);
     assess_bypass(a, back, c);
     index[k] = static_cast<int>(plan.candidates.size());
     plan.candidates.push_back(std::move(c));

@@ -734,7 +734,7 @@ class ReachWalker {
 }  // namespace
 
 Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
-                                  bool keep_steps) {
+                                  bool keep_steps, const std::vector<char>* roots) {
   Reachability r;
   r.runs.resize(files.size());
   r.assumed.resize(files.size());
@@ -750,7 +750,7 @@ Reachability compute_reachability(const std::vector<FileAnalysis>& files, const 
   CalleeResolver resolver(files, modules);
   ReachWalker walker(files, modules, resolver, r);
   for (std::size_t f = 0; f < files.size(); ++f) {
-    if (!files[f].analysed) continue;
+    if (!files[f].analysed || (roots && !(*roots)[f])) continue;
     auto steps = walker.walk(static_cast<int>(f));
     if (keep_steps) r.steps[f] = std::move(steps);
   }

@@ -175,8 +175,11 @@ struct Reachability {
   }
 };
 
+// `roots`, when given: only the module-level code of the files it marks is
+// walked (the planner's question "does this body run while a module the
+// cycle's modules import is being imported?").
 Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
-                                  bool keep_steps = false);
+                                  bool keep_steps = false, const std::vector<char>* roots = nullptr);
 
 // The index of the function whose body directly contains an import or use with
 // this qualified scope, or -1.
