@@ -8,11 +8,13 @@
 #include <set>
 
 #include "apply.hpp"
+#include "ci_annotations.hpp"
 #include "codeowners.hpp"
 #include "cut_plan.hpp"
 #include "cycle_report.hpp"
 #include "progress.hpp"
 #include "rewrite.hpp"
+#include "sarif.hpp"
 #include "simulator.hpp"
 #include "split_patches.hpp"
 #include "unified_diff.hpp"
@@ -28,7 +30,27 @@ struct FixCli {
   std::string target_version = "3.9";
   std::string split_by;  // --split-by package|owner|cycle: patches into out_dir instead of the diff
   std::string out_dir;
+  // --output-format: what goes on stdout instead of the diff (text): the JSON
+  // report (json), SARIF (sarif), workflow commands (github), Code Quality JSON (gitlab).
+  std::string output_format = "text";
 };
+
+// The --output-format report (not text, not json) on stdout.
+void print_ci_report(const std::string& format, const Analysis& a, const CycleReport& r, const CutPlan& plan,
+                     const RewriteResult& rw, const BothModes& before) {
+  if (format == "sarif") {
+    CycleReport attached = r;  // failing counts per cycle, without changing the JSON report's
+    attach_failures(attached, before.normal, before.bare);
+    SarifInputs in{&before.normal, &before.bare, nullptr, std::filesystem::current_path()};
+    std::cout << sarif_log(a, attached, in).dump(2) << "\n";
+    return;
+  }
+  std::vector<int> cuts;
+  for (const FileRewrite& fr : rw.files) cuts.insert(cuts.end(), fr.cuts.begin(), fr.cuts.end());
+  std::vector<CiFinding> findings = ci_findings(a, r, plan, cuts, before);
+  if (format == "github") std::cout << github_workflow_commands(findings);
+  if (format == "gitlab") std::cout << gitlab_code_quality(findings).dump(2) << "\n";
+}
 
 // Entry points predicted to import before and to fail (certainly or not) after:
 // a deferred import can change the order modules load in and expose another loop.
@@ -61,6 +83,25 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     std::cerr << "cyclefix: --split-by and --out-dir go together, and without --apply, --check or --explain\n";
     return kExitError;
   }
+  const bool json_format = f.output_format == "json", text_format = f.output_format == "text";
+  if (!text_format && !json_format && o.json_out == "-") {
+    std::cerr << "cyclefix: --output-format " << f.output_format
+              << " and --json - both write to stdout; send the JSON to a file (--json FILE)\n";
+    return kExitError;
+  }
+  if (!text_format && (!f.split_by.empty() || (f.explain && !json_format))) {
+    std::cerr << "cyclefix: --split-by writes patches and --explain prints the plan: --output-format "
+              << (f.explain ? "text or json" : "text") << " only\n";
+    return kExitError;
+  }
+  // What stdout holds instead of the diff, the plan and the `wrote` lines.
+  const bool report_on_stdout = o.json_out == "-" || !text_format;
+  const bool want_json = !o.json_out.empty() || json_format;
+  // --output-format json prints the report, and --json FILE still writes it.
+  auto write_json_report = [&](const nlohmann::json& j) {
+    if (!write_json(o.json_out, j)) return false;
+    return !json_format || o.json_out == "-" || write_json("-", j);
+  };
   std::optional<CodeOwners> owners;
   if (f.split_by == "owner") {  // before the analysis: fail fast
     std::string err;
@@ -85,11 +126,11 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   CutPlan plan = plan_cuts(a, r, guarded);
   progress.clear();
   // The JSON report is only built when asked for: on large trees it costs as much as the analysis.
-  nlohmann::json j = o.json_out.empty() ? nlohmann::json::object() : analysis_json(a, r);
-  if (!o.json_out.empty()) j.update(plan_json(a, r, plan));
+  nlohmann::json j = want_json ? analysis_json(a, r) : nlohmann::json::object();
+  if (want_json) j.update(plan_json(a, r, plan));
   if (f.explain) {
-    if (o.json_out != "-") print_plan(std::cout, a, r, plan);
-    if (!write_json(o.json_out, j)) return kExitError;
+    if (!report_on_stdout) print_plan(std::cout, a, r, plan);
+    if (!write_json_report(j)) return kExitError;
     return plan.remaining_cycles ? kExitFound : kExitOk;
   }
   progress.phase("rewrite");
@@ -108,7 +149,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     files.push_back({{"file", display}, {"cuts", fr.cuts.size()}, {"local_imports", fr.local_imports},
                      {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
                      {"quoted_annotations", fr.quoted_annotations}});
-    if (!f.apply && !f.check && f.split_by.empty() && o.json_out != "-")
+    if (!f.apply && !f.check && f.split_by.empty() && !report_on_stdout)
       std::cout << unified_diff(fr.before, fr.after, display);
   }
   progress.phase("simulate");
@@ -148,7 +189,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     std::vector<std::string> written;
     std::string err;
     bool ok = write_split_patches(f.out_dir, a, r, plan, rw, split, &written, &err);
-    for (const auto& w : written) (o.json_out == "-" ? std::cerr : std::cout) << "wrote " << w << "\n";
+    for (const auto& w : written) (report_on_stdout ? std::cerr : std::cout) << "wrote " << w << "\n";
     j["rewrite"]["patches"] = split_json(f.out_dir, a, rw, split);
     if (!ok) {
       std::cerr << "cyclefix: " << err << "\n";
@@ -163,13 +204,14 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     apply_options.roots = allowed_roots(o.paths);
     ApplyOutcome out = apply_writes(writes, apply_options);
     // With --json - the report owns stdout.
-    for (const auto& w : out.written) (o.json_out == "-" ? std::cerr : std::cout) << "wrote " << w << "\n";
+    for (const auto& w : out.written) (report_on_stdout ? std::cerr : std::cout) << "wrote " << w << "\n";
     for (const auto& e : out.errors) std::cerr << "cyclefix: " << e << "\n";
     j["rewrite"]["written"] = out.written;
     j["rewrite"]["write_errors"] = out.errors;
     if (!out.errors.empty()) rc = kExitError;
   }
-  if (!write_json(o.json_out, j)) return kExitError;
+  if (!text_format && !json_format) print_ci_report(f.output_format, a, r, plan, rw, before_sim);
+  if (!write_json_report(j)) return kExitError;
   if (f.check && !rw.files.empty() && rc == kExitOk) return kExitFound;
   return rc;
 }
@@ -198,6 +240,10 @@ class FixCommand final : public Command {
                    "printing the diff")
         ->check(CLI::IsMember({"package", "owner", "cycle"}));
     app.add_option("--out-dir", fix.out_dir, "Directory for --split-by: NAME.diff and NAME.md per patch, and index.md");
+    app.add_option("--output-format", fix.output_format,
+                   "What stdout holds: text (the diff, default), json (the JSON report), sarif (SARIF 2.1.0), "
+                   "github (workflow commands: annotations on the pull request) or gitlab (Code Quality JSON)")
+        ->check(CLI::IsMember({"text", "json", "sarif", "github", "gitlab"}));
   }
   bool chosen() const override { return true; }
   bool configure() override { return apply_config(main_app, fix_opts, &fix_plan, &fix_rewrite, &fix.target_version); }
