@@ -27,6 +27,7 @@ struct FixCli {
   bool apply = false;
   bool check = false;
   bool explain = false;
+  bool diff = false;  // --diff: print the diff also with --check or --apply (pre-commit hooks)
   std::string target_version = "3.9";
   std::string split_by;  // --split-by package|owner|cycle: patches into out_dir instead of the diff
   std::string out_dir;
@@ -34,6 +35,14 @@ struct FixCli {
   // report (json), SARIF (sarif), workflow commands (github), Code Quality JSON (gitlab).
   std::string output_format = "text";
 };
+
+// The failing entry points before the rewrite and the cuts it made (ci_annotations.hpp).
+std::vector<CiFinding> rewrite_findings(const Analysis& a, const CycleReport& r, const CutPlan& plan,
+                                        const RewriteResult& rw, const BothModes& before) {
+  std::vector<int> cuts;
+  for (const FileRewrite& fr : rw.files) cuts.insert(cuts.end(), fr.cuts.begin(), fr.cuts.end());
+  return ci_findings(a, r, plan, cuts, before);
+}
 
 // The --output-format report (not text, not json) on stdout.
 void print_ci_report(const std::string& format, const Analysis& a, const CycleReport& r, const CutPlan& plan,
@@ -45,9 +54,7 @@ void print_ci_report(const std::string& format, const Analysis& a, const CycleRe
     std::cout << sarif_log(a, attached, in).dump(2) << "\n";
     return;
   }
-  std::vector<int> cuts;
-  for (const FileRewrite& fr : rw.files) cuts.insert(cuts.end(), fr.cuts.begin(), fr.cuts.end());
-  std::vector<CiFinding> findings = ci_findings(a, r, plan, cuts, before);
+  std::vector<CiFinding> findings = rewrite_findings(a, r, plan, rw, before);
   if (format == "github") std::cout << github_workflow_commands(findings);
   if (format == "gitlab") std::cout << gitlab_code_quality(findings).dump(2) << "\n";
 }
@@ -149,7 +156,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     files.push_back({{"file", display}, {"cuts", fr.cuts.size()}, {"local_imports", fr.local_imports},
                      {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
                      {"quoted_annotations", fr.quoted_annotations}});
-    if (!f.apply && !f.check && f.split_by.empty() && !report_on_stdout)
+    if ((f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout)
       std::cout << unified_diff(fr.before, fr.after, display);
   }
   progress.phase("simulate");
@@ -164,6 +171,10 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   for (auto& r2 : newly_failing(a, bare_before, after_a, bare_after)) regressions.push_back(std::move(r2));
   progress.clear();
   for (const auto& glob : plan.unmatched_select) std::cerr << "cyclefix: --select '" << glob << "' matches no module\n";
+  // --check says what it would change: one line per cut, naming the loop it breaks.
+  if (f.check && !rw.files.empty())
+    for (const CiFinding& c : rewrite_findings(a, r, plan, rw, before_sim))
+      if (!c.failure) std::cerr << c.file << ":" << c.line << ": " << c.summary << "\n";
   std::cerr << "cyclefix: " << r.components.size() << " import cycle(s)"
             << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
             << "; " << rw.cuts_applied << " of "
@@ -222,6 +233,7 @@ class FixCommand final : public Command {
     add_common(&app, fix_opts);
     app.add_flag("--apply", fix.apply, "Write the changes (each file atomically) instead of printing the diff");
     app.add_flag("--check", fix.check, "Print no diff (the summary still goes to stderr); exit 1 when a change would be made (for CI)");
+    app.add_flag("--diff", fix.diff, "With --check or --apply, print the diff too");
     app.add_flag("--explain", fix.explain, "Print the plan (what would be deferred, and why) instead of the diff");
     app.add_flag("--note,!--no-note", fix_rewrite.note, "Comment naming the loop on moved imports (default: on)");
     app.add_flag("--noqa,!--no-noqa", fix_rewrite.noqa, "Append ruff/pylint suppressions (PLC0415) to moved imports");
