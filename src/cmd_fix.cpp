@@ -2,6 +2,7 @@
 // (or --apply, --check, --explain, --split-by).
 #include "cli_common.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -50,7 +51,9 @@ void print_ci_report(const std::string& format, const Analysis& a, const CycleRe
   if (format == "sarif") {
     CycleReport attached = r;  // failing counts per cycle, without changing the JSON report's
     attach_failures(attached, before.normal, before.bare);
-    SarifInputs in{&before.normal, &before.bare, nullptr, std::filesystem::current_path()};
+    SarifInputs in{&before.normal, &before.bare, nullptr, std::filesystem::current_path(), &plan, {}};
+    for (const FileRewrite& fr : rw.files) in.cuts.insert(in.cuts.end(), fr.cuts.begin(), fr.cuts.end());
+    std::sort(in.cuts.begin(), in.cuts.end());
     std::cout << sarif_log(a, attached, in).dump(2) << "\n";
     return;
   }

@@ -211,8 +211,22 @@ TEST(OutputFormat, SarifOfTheMainCommandHasCyclesAndFailures) {
   auto log = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(log.is_discarded()) << r.out;
   EXPECT_EQ(log["version"], "2.1.0");
+  const auto& rules = log["runs"][0]["tool"]["driver"]["rules"];
   std::map<std::string, int> per_rule;
-  for (const auto& res : log["runs"][0]["results"]) per_rule[res["ruleId"]]++;
+  for (const auto& res : log["runs"][0]["results"]) {
+    per_rule[res["ruleId"]]++;
+    EXPECT_EQ(rules.at(res["ruleIndex"].get<std::size_t>())["id"], res["ruleId"]);
+    const auto& pl = res["locations"][0]["physicalLocation"];
+    EXPECT_NE(line_of(src / pl["artifactLocation"]["uri"].get<std::string>(), pl["region"]["startLine"]).find("import"),
+              std::string::npos)
+        << res.dump();
+  }
   EXPECT_EQ(per_rule["CF001"], 1);
   EXPECT_GE(per_rule["CF002"], 2);
+  EXPECT_EQ(per_rule["CF003"], 3);  // the three cuts in _capture.py
+  // `cycles --format sarif` has no plan: no CF003 rule.
+  CliRun cycles = run_cyclefix(src, "cycles golden/seed_shape/input --format sarif");
+  auto cycles_log = nlohmann::json::parse(cycles.out, nullptr, false);
+  ASSERT_FALSE(cycles_log.is_discarded()) << cycles.out;
+  EXPECT_EQ(cycles_log["runs"][0]["tool"]["driver"]["rules"].size(), 2u);
 }
