@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "baseline.hpp"
+#include "cut_plan.hpp"
 #include "cycle_report.hpp"
 #include "simulator.hpp"
 
@@ -232,6 +233,32 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
                 {"properties", {{"entryModes", modes}, {"uncertain", uncertain}}}};
     set_baseline_state(res, in, component_of(r, fail.module));
     results.push_back(std::move(res));
+  }
+
+  // CF003: one result per cut the main command makes, at the statement it defers.
+  if (in.plan) {
+    rules.push_back(rule("CF003", "import-to-defer", "Import to defer",
+                         "A module-level import whose deferral (into the functions that use it, or under "
+                         "`if TYPE_CHECKING:`) is part of cyclefix's minimum-cost plan to break the import cycles.",
+                         "warning", "`cyclefix --apply` makes the change; `cyclefix --explain` says why this import."));
+    for (int i : in.cuts) {
+      const CandidateStatement& c = in.plan->candidates[i];
+      const FileAnalysis& fa = a.files[c.file];
+      const ImportStatement& st = fa.facts.imports[c.import];
+      const std::vector<std::string> loops = loops_broken_by(a, r, c);
+      std::string text = "Defer `" + one_line_statement(st.text) + "`: it breaks " +
+                         (loops.empty() ? std::string("an import cycle") : "import cycle " + loops.front()) +
+                         (loops.size() > 1 ? " and " + std::to_string(loops.size() - 1) + " more loop(s)" : "") + ".";
+      json res = {{"ruleId", "CF003"},
+                  {"ruleIndex", 2},
+                  {"level", "warning"},
+                  {"message", {{"text", text}}},
+                  {"locations", json::array({loc.location(fa.source.display, st.line, one_line_statement(st.text))})},
+                  {"partialFingerprints", {{"cyclefixCut/v1", fa.source.display + "\n" + st.text}}},
+                  {"properties", {{"movedTo", c.functions}, {"typeChecking", c.type_checking}, {"breaks", loops}}}};
+      set_baseline_state(res, in, component_of(r, fa.module));
+      results.push_back(std::move(res));
+    }
   }
 
   json driver = {{"name", "cyclefix"},

@@ -5,6 +5,8 @@
 #                            and `cyclefix docs/example` (the diff that breaks its cycle)
 #   tools/setup.sh test      install what is missing, build, run every test (ctest), then
 #                            the sanitizer build's tests and a 60 s fuzz run (tools/fuzz.sh)
+#   tools/setup.sh build     install only the build dependencies and build the binary alone
+#                            (Release, no tests) into build-release/ (the GitHub Action, action.yml)
 #
 # Installs only the Debian packages that are not installed yet (with sudo when
 # not root), configures with CMake into build/ and builds on all cores. CMake
@@ -15,21 +17,24 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-  echo "usage: tools/setup.sh example|test" >&2
+  echo "usage: tools/setup.sh example|test|build" >&2
   exit 2
 }
 [[ $# -eq 1 ]] || usage
 mode=$1
-[[ $mode == example || $mode == test ]] || usage
+[[ $mode == example || $mode == test || $mode == build ]] || usage
 
-# Build and test dependencies (Debian 12 package names). python3-django and
-# python3-sympy are only for tests/bench/real_trees.sh and are not installed here.
+# Build dependencies (Debian 12 package names; Ubuntu 24.04 has the same), then
+# what the tests need. python3-django and python3-sympy are only for
+# tests/bench/real_trees.sh and are not installed here.
 packages=(
-  build-essential cmake pkg-config git python3 time
+  build-essential cmake pkg-config git python3
   libtree-sitter-dev libboost-graph-dev libcli11-dev libdtl-dev
-  googletest libgtest-dev nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev
-  clang libclang-rt-14-dev graphviz chromium
+  nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev
 )
+if [[ $mode != build ]]; then
+  packages+=(time googletest libgtest-dev clang libclang-rt-14-dev graphviz chromium pre-commit)
+fi
 
 install_missing_packages() {
   local missing=() pkg
@@ -69,6 +74,13 @@ fi
 
 install_missing_packages "${packages[@]}"
 
+if [[ $mode == build ]]; then
+  cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DCYCLEFIX_TESTS=OFF
+  cmake --build build-release -j"$(nproc)" --target cyclefix
+  build-release/cyclefix --version
+  exit 0
+fi
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$(nproc)"
 
@@ -96,15 +108,15 @@ case $mode in
     ctest --test-dir build --output-on-failure --no-tests=error -j"$(nproc)" || failed+=("tests")
     # 2. The sanitizer build (clang, AddressSanitizer + UndefinedBehaviorSanitizer,
     #    also instrumented for the fuzzer): unit tests and golden suite (the
-    #    200-package differential run and the real-tree page-load measurements
-    #    are covered by the normal build).
+    #    200-package differential run, the real-tree page-load measurements and
+    #    the wheel, a Release build of its own, are covered by the normal build).
     echo "setup: === tests under ASan + UBSan (build-asan) ==="
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
       -DCMAKE_CXX_COMPILER=clang++ -DCYCLEFIX_SANITIZE=ON -DCYCLEFIX_FUZZ=ON >/dev/null
     cmake --build build-asan -j"$(nproc)"
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure --no-tests=error -j"$(nproc)" \
-      -E "differential|html_report_(django|sympy)" \
+      -E "differential|html_report_(django|sympy)|wheel_install" \
       || failed+=("sanitizer tests")
     # 3. A bounded fuzz run of the parser-to-rewrite path.
     echo "setup: === fuzz (60 s) ==="

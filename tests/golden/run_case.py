@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs one golden case: golden/<case>/input is rewritten by cyclefix and the
 diff compared with golden/<case>/expected.diff (and, when present, the plan
-with expected.plan). Then the invariants every case must keep:
+with expected.plan, and the --output-format github / gitlab reports with
+expected.github / expected.gitlab). Then the invariants every case must keep:
 
   * the diff applies with `git apply` (and `patch -p1 --dry-run` when patch exists),
   * `cyclefix --apply` on a fresh copy gives the same tree byte for byte,
@@ -86,6 +87,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cyclefix", required=True)
     ap.add_argument("--plan", action="store_true", help="with CYCLEFIX_UPDATE_GOLDEN=1: also write expected.plan")
+    ap.add_argument("--formats", action="store_true",
+                    help="with CYCLEFIX_UPDATE_GOLDEN=1: also write expected.github and expected.gitlab")
     ap.add_argument("case")
     o = ap.parse_args()
     cyclefix = os.path.abspath(o.cyclefix)
@@ -107,6 +110,13 @@ def main():
             plan = run([cyclefix, "--explain", "input"] + args, work, check_rc=(0, 1)).stdout
             plan = re.sub(rb", [0-9.e+-]+ s\)", b", <time> s)", plan)
             compare("plan", os.path.join(case, "expected.plan"), plan)
+        # The CI formats (--output-format github|gitlab), where the case has an
+        # expected.<format> file (with CYCLEFIX_UPDATE_GOLDEN=1: --formats writes them).
+        for fmt in ("github", "gitlab"):
+            expected = os.path.join(case, f"expected.{fmt}")
+            if os.path.exists(expected) or (UPDATE and o.formats):
+                out = run([cyclefix, "input", "--output-format", fmt] + args, work, check_rc=(0,)).stdout
+                compare(fmt, expected, out)
 
         if not diff:
             if before != tree(work):
