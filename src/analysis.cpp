@@ -201,6 +201,7 @@ void build_graph_on(Analysis& a, unsigned jobs) {
     for (std::size_t ii = 0; ii < fa.facts.imports.size(); ++ii) {
       const ImportStatement& st = fa.facts.imports[ii];
       if (!st.at_import_time) continue;
+      if (st.is_lazy && !lazy_import_reified(fa.facts, st, a.reach, fi)) continue;
       fa.import_runs[ii] = true;
       for (const ImportTarget& t : fa.resolved[ii].targets) {
         a.graph.add(fa.module, t.module,
@@ -227,6 +228,20 @@ void build_graph_on(Analysis& a, unsigned jobs) {
 }
 
 }  // namespace
+
+bool lazy_import_reified(const ModuleFacts& facts, const ImportStatement& st, const Reachability& reach, std::size_t file) {
+  const std::vector<std::string> names = st.bound_names();
+  for (const NameUse& u : facts.uses) {
+    if (std::find(names.begin(), names.end(), u.name) == names.end()) continue;
+    // Python 3.14+ evaluates annotations lazily (PEP 649): only reads count.
+    if (u.kind == UseKind::ImportTime) return true;
+    if (u.kind == UseKind::Deferred && !u.function.empty()) {
+      int fn = function_index(facts, u.function);
+      if (fn >= 0 && reach.body_runs(static_cast<int>(file), fn)) return true;
+    }
+  }
+  return false;
+}
 
 void release_rewrite_facts(Analysis& a) {
   for (FileAnalysis& fa : a.files) std::vector<NameUse>().swap(fa.facts.uses);

@@ -317,6 +317,8 @@ int run_simulate(const CommonOptions& o, const std::string& entry) {
   std::vector<EntryMode> modes;
   if (entry == "normal" || entry == "both") modes.push_back(EntryMode::Normal);
   if (entry == "bare" || entry == "both") modes.push_back(EntryMode::Bare);
+  if (entry == "lazy" || entry == "all") modes.push_back(EntryMode::Lazy);
+  if (entry == "all") modes.insert(modes.begin(), {EntryMode::Normal, EntryMode::Bare});
   nlohmann::json runs = nlohmann::json::array();
   std::size_t failing = 0;
   for (EntryMode m : modes) {
@@ -367,6 +369,8 @@ int run_verify(const CommonOptions& o, const VerifyCli& v) {
   std::vector<EntryMode> modes;
   if (v.entry == "normal" || v.entry == "both") modes.push_back(EntryMode::Normal);
   if (v.entry == "bare" || v.entry == "both") modes.push_back(EntryMode::Bare);
+  if (v.entry == "lazy" || v.entry == "all") modes.push_back(EntryMode::Lazy);
+  if (v.entry == "all") modes.insert(modes.begin(), {EntryMode::Normal, EntryMode::Bare});
   nlohmann::json runs = nlohmann::json::array();
   std::size_t circular = 0, disagreements = 0;
   for (EntryMode mode : modes) {
@@ -467,7 +471,7 @@ std::vector<std::string> newly_failing(const Analysis& a, const SimulationResult
   for (const EntryPrediction& e : after.entries) {
     std::string name = display_name(after_a.modules[e.module]);
     if (e.fails && ok_before.count(name))
-      out.push_back(name + " (" + (after.mode == EntryMode::Bare ? "bare" : "normal") + " entry" +
+      out.push_back(name + " (" + std::string(to_string(after.mode)) + " entry" +
                     (e.uncertain ? ", uncertain" : "") + "): " + e.message);
   }
   return out;
@@ -731,8 +735,10 @@ int main(int argc, char** argv) {
   auto* sim = app.add_subcommand("simulate",
                                  "Predict which modules fail with a circular import when imported first");
   add_common(sim, sim_opts);
-  sim->add_option("--entry", sim_entry, "normal (parents run first), bare (ancestors' __init__ never ran), or both")
-      ->check(CLI::IsMember({"normal", "bare", "both"}));
+  sim->add_option("--entry", sim_entry,
+                  "normal (parents run first), bare (ancestors' __init__ never ran), both (normal and bare), "
+                  "lazy (Python 3.15's -X lazy_imports=all, PEP 810), or all (the three)")
+      ->check(CLI::IsMember({"normal", "bare", "both", "lazy", "all"}));
 
   CommonOptions ver_opts;
   VerifyCli ver;
@@ -740,8 +746,9 @@ int main(int argc, char** argv) {
       "verify", "Import every module first in a fresh interpreter and classify ok / circular / other");
   add_common(verify, ver_opts);
   verify->add_option("--python", ver.python, "Interpreter to run (default: python3)");
-  verify->add_option("--entry", ver.entry, "normal, bare, or both")
-      ->check(CLI::IsMember({"normal", "bare", "both"}));
+  verify->add_option("--entry", ver.entry,
+                     "normal, bare, both, lazy (runs --python with -X lazy_imports=all: Python 3.15+), or all")
+      ->check(CLI::IsMember({"normal", "bare", "both", "lazy", "all"}));
   verify->add_flag("--compare", ver.compare, "Also run the simulator and list every disagreement (exit 1 if any)");
   verify->add_option("--emit-test", ver.emit_test, "Write a self-contained pytest file doing the same check");
   verify->add_option("--timeout", ver.timeout, "Seconds per import before the interpreter is killed (default 30)");

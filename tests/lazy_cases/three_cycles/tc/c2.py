@@ -1,0 +1,3 @@
+from tc.c1 import DOUBLE
+
+LIMIT = 4
