@@ -16,7 +16,7 @@
 #include <unordered_set>
 
 #include "facts.hpp"
-#include "lazy_keyword.hpp"
+#include "blanking.hpp"
 #include "ts.hpp"
 
 namespace cyclefix {
@@ -409,7 +409,7 @@ class Collector {
  public:
   // With `prefilter`, identifiers that no module-level import binds are dropped
   // before any work (they could only be dropped at the end anyway).
-  // `lazy` keywords the parse accepted (lazy_keyword.hpp); `src` is the
+  // `lazy` keywords the parse accepted (blanking.hpp); `src` is the
   // original source, not the blanked copy that was parsed.
   Collector(std::string_view src, ModuleFacts& out, ts::ChildPool& pool, Scratch& scratch,
             bool prefilter, const std::vector<LazyKeyword>& lazy)
@@ -582,7 +582,7 @@ class Collector {
     std::string_view t = view(str);
     for (char c : t) {
       if (c == '"' || c == '\'') return false;
-      if (c == 'f' || c == 'F') return true;
+      if (c == 'f' || c == 'F' || c == 't' || c == 'T') return true;  // f-strings, 3.14 t-strings
     }
     return true;
   }
@@ -2108,7 +2108,7 @@ ModuleFacts collect_facts(std::string_view source, ::TSParser* parser) {
        (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))); ++p)
     ++newlines;
   facts.lines = newlines + (!source.empty() && source.back() != '\n' ? 1 : 0);
-  LazyParse parsed = parse_with_lazy_imports(parser, source);
+  BlankedParse parsed = parse_blanked(parser, source);
   TSNode root = ts_tree_root_node(parsed.tree.get());
   collect_syntax_problems(root, source, facts);
   const std::size_t problems = facts.syntax_problems.size();

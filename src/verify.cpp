@@ -536,6 +536,9 @@ def import_first(module, mode):
     for key in ("PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP"):
         env.pop(key, None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # No script directory on sys.path: from 3.13 a circular import of a module
+    # found there is worded as shadowing ("consider renaming"), not as circular.
+    env["PYTHONSAFEPATH"] = "1"
     try:
         proc = subprocess.run([sys.executable, "-c", _CHILD, mode, module] + ROOTS,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -1,5 +1,5 @@
 // PEP 810 `lazy import` / `lazy from ... import` (Python 3.15), read by
-// blanking the soft keyword (lazy_keyword.hpp): what is accepted, what stays an
+// blanking the soft keyword (blanking.hpp): what is accepted, what stays an
 // ordinary name, and CPython 3.15.2's SyntaxError for misplaced ones (the
 // messages were checked against the real interpreter).
 
@@ -147,4 +147,19 @@ TEST(LazyImports, FactsCacheKeepsLaziness) {
   EXPECT_FALSE(back->imports[1].has_lazy_keyword);
   ASSERT_TRUE(back->lazy_modules);
   EXPECT_EQ(*back->lazy_modules, std::vector<std::string>{"m"});
+}
+
+// PEP 750 template strings (Python 3.14), read by the same blanking: the `t`
+// prefix is parsed as `f` (3 files of CPython 3.15's stdlib were syntax errors).
+TEST(TemplateStrings, ParseAndTheirInterpolationsAreUses) {
+  const std::string src =
+      "import m\nx = t\"{m.a}\"\ny = rt'{m.b}'\nz = Tr\"\"\"{m.c!r:>{w}}\"\"\"\n"
+      "s = \"don't\"\nc = 't'\nprint(t)\nat = 1\nu = at\n# t'in a comment'\n";
+  auto f = collect_facts(src);
+  EXPECT_TRUE(f.syntax_problems.empty()) << testing::PrintToString(problems(f));
+  std::vector<std::string> dotted;
+  for (const auto& u : f.uses)
+    if (u.name == "m") dotted.push_back(u.dotted);
+  EXPECT_EQ(dotted, (std::vector<std::string>{"m.a", "m.b", "m.c"}));
+  EXPECT_EQ(f.imports.size(), 1u);
 }
