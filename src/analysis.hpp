@@ -77,6 +77,8 @@ void release_rewrite_facts(Analysis& a);
 // module only when a name it binds is first used. It is an import-time edge
 // when a bound name is read at import time: module-level code, class bodies,
 // decorators, default values, or a function body that runs at import time.
+// (The graph also counts it when another module takes a bound name with
+// `from m import name` at import time.)
 bool lazy_import_reified(const ModuleFacts& facts, const ImportStatement& st, const Reachability& reach,
                          std::size_t file);
 

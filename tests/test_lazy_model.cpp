@@ -83,6 +83,16 @@ TEST(LazyModel, FromImportOfAProxyReifiesIt) {
   EXPECT_TRUE(entry(a, r, "i").fails);
 }
 
+// ... and that makes the lazy import an edge of the graph: h -> f.
+TEST(LazyModel, ProxyTakenByAnotherModuleIsAnEdge) {
+  auto a = analysis_of({{"h.py", "lazy from f import v\n"},
+                        {"f.py", "from i import W\nv = W\n"},
+                        {"i.py", "from h import v\nW = 1\n"}});
+  EXPECT_EQ(edges(a), (std::vector<std::string>{"f->i", "h->f", "i->h"}));
+  auto unread = analysis_of({{"h.py", "lazy from f import v\n"}, {"f.py", "v = 1\n"}});
+  EXPECT_TRUE(edges(unread).empty());
+}
+
 // __lazy_modules__ above the import makes it lazy; below it, not.
 TEST(LazyModel, DunderLazyModules) {
   auto lazy = analysis_of({{"a.py", "__lazy_modules__ = ['b']\nfrom b import g\ndef f():\n    return g()\n"},
