@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "ts.hpp"
@@ -193,6 +194,22 @@ void build_graph_on(Analysis& a, unsigned jobs) {
   // and its edge starts at the module whose import-time code ran the body: a
   // body in b that only a's module-level code calls makes an edge a -> c, not
   // b -> c (b's own import never runs it).
+  // Names other modules take with `from m import name` at import time: reading
+  // a lazy proxy that way reifies it (CPython 3.15 does), so such a lazy import
+  // of m is an edge too.
+  std::set<std::pair<ModuleId, std::string>> read_from_outside;
+  for (const FileAnalysis& fa : a.files) {
+    if (!fa.analysed) continue;
+    for (std::size_t ii = 0; ii < fa.facts.imports.size(); ++ii)
+      if (fa.facts.imports[ii].at_import_time)
+        for (const ImportTarget& t : fa.resolved[ii].targets)
+          if (t.reason == EdgeReason::NameFrom && t.module != fa.module) read_from_outside.insert({t.module, t.name});
+  }
+  auto read_by_others = [&](const FileAnalysis& fa, const ImportStatement& st) {
+    for (const std::string& n : st.bound_names())
+      if (read_from_outside.count({fa.module, n})) return true;
+    return false;
+  };
   a.graph = ImportGraph(a.modules.size());
   for (std::size_t fi = 0; fi < a.files.size(); ++fi) {
     FileAnalysis& fa = a.files[fi];
@@ -201,6 +218,7 @@ void build_graph_on(Analysis& a, unsigned jobs) {
     for (std::size_t ii = 0; ii < fa.facts.imports.size(); ++ii) {
       const ImportStatement& st = fa.facts.imports[ii];
       if (!st.at_import_time) continue;
+      if (st.is_lazy && !lazy_import_reified(fa.facts, st, a.reach, fi) && !read_by_others(fa, st)) continue;
       fa.import_runs[ii] = true;
       for (const ImportTarget& t : fa.resolved[ii].targets) {
         a.graph.add(fa.module, t.module,
@@ -227,6 +245,20 @@ void build_graph_on(Analysis& a, unsigned jobs) {
 }
 
 }  // namespace
+
+bool lazy_import_reified(const ModuleFacts& facts, const ImportStatement& st, const Reachability& reach, std::size_t file) {
+  const std::vector<std::string> names = st.bound_names();
+  for (const NameUse& u : facts.uses) {
+    if (std::find(names.begin(), names.end(), u.name) == names.end()) continue;
+    // Python 3.14+ evaluates annotations lazily (PEP 649): only reads count.
+    if (u.kind == UseKind::ImportTime) return true;
+    if (u.kind == UseKind::Deferred && !u.function.empty()) {
+      int fn = function_index(facts, u.function);
+      if (fn >= 0 && reach.body_runs(static_cast<int>(file), fn)) return true;
+    }
+  }
+  return false;
+}
 
 void release_rewrite_facts(Analysis& a) {
   for (FileAnalysis& fa : a.files) std::vector<NameUse>().swap(fa.facts.uses);

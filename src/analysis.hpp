@@ -73,4 +73,13 @@ void build_graph(Analysis& a);
 // that is about a fifth of the memory the analysis holds.
 void release_rewrite_facts(Analysis& a);
 
+// PEP 810: a lazy import (ImportStatement::is_lazy) of `file` imports its
+// module only when a name it binds is first used. It is an import-time edge
+// when a bound name is read at import time: module-level code, class bodies,
+// decorators, default values, or a function body that runs at import time.
+// (The graph also counts it when another module takes a bound name with
+// `from m import name` at import time.)
+bool lazy_import_reified(const ModuleFacts& facts, const ImportStatement& st, const Reachability& reach,
+                         std::size_t file);
+
 }  // namespace cyclefix

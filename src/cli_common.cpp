@@ -187,4 +187,12 @@ bool apply_simulation_target() {
   return true;
 }
 
+std::vector<EntryMode> entry_modes(const std::string& entry) {
+  std::vector<EntryMode> modes;
+  if (entry == "normal" || entry == "both" || entry == "all") modes.push_back(EntryMode::Normal);
+  if (entry == "bare" || entry == "both" || entry == "all") modes.push_back(EntryMode::Bare);
+  if (entry == "lazy" || entry == "all") modes.push_back(EntryMode::Lazy);
+  return modes;
+}
+
 }  // namespace cyclefix::cli

@@ -18,6 +18,7 @@
 #include "analysis.hpp"
 #include "cut_plan.hpp"
 #include "progress.hpp"
+#include "simulator.hpp"
 #include "rewrite.hpp"
 
 namespace cyclefix::cli {
@@ -45,6 +46,11 @@ struct CommonOptions {
 
 // The options of every command (and --platform, --python-version), --json unless `with_json` is false.
 void add_common(CLI::App* app, CommonOptions& o, bool with_json = true);
+
+// The entry modes an --entry value names: normal, bare, both (normal and bare),
+// lazy (Python 3.15's -X lazy_imports=all, PEP 810) or all (the three).
+std::vector<EntryMode> entry_modes(const std::string& entry);
+inline const std::vector<std::string> kEntryChoices{"normal", "bare", "both", "lazy", "all"};
 
 AnalysisOptions to_analysis_options(const CommonOptions& o, Progress* progress = nullptr);
 

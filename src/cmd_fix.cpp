@@ -73,7 +73,7 @@ std::vector<std::string> newly_failing(const Analysis& a, const SimulationResult
   for (const EntryPrediction& e : after.entries) {
     std::string name = display_name(after_a.modules[e.module]);
     if (e.fails && ok_before.count(name))
-      out.push_back(name + " (" + (after.mode == EntryMode::Bare ? "bare" : "normal") + " entry" +
+      out.push_back(name + " (" + std::string(to_string(after.mode)) + " entry" +
                     (e.uncertain ? ", uncertain" : "") + "): " + e.message);
   }
   return out;

@@ -14,9 +14,7 @@ int run_simulate(const CommonOptions& o, const std::string& entry) {
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
   release_rewrite_facts(a);
-  std::vector<EntryMode> modes;
-  if (entry == "normal" || entry == "both") modes.push_back(EntryMode::Normal);
-  if (entry == "bare" || entry == "both") modes.push_back(EntryMode::Bare);
+  const std::vector<EntryMode> modes = entry_modes(entry);
   nlohmann::json runs = nlohmann::json::array();
   std::size_t failing = 0;
   for (EntryMode m : modes) {
@@ -38,8 +36,9 @@ class SimulateCommand final : public Command {
     sim = app.add_subcommand("simulate",
                                    "Predict which modules fail with a circular import when imported first");
     add_common(sim, sim_opts);
-    sim->add_option("--entry", sim_entry, "normal (parents run first), bare (ancestors' __init__ never ran), or both")
-        ->check(CLI::IsMember({"normal", "bare", "both"}));
+    sim->add_option("--entry", sim_entry, "normal (parents run first), bare (ancestors' __init__ never ran), both (normal and bare), "
+                    "lazy (Python 3.15's -X lazy_imports=all, PEP 810), or all (the three)")
+        ->check(CLI::IsMember(kEntryChoices));
   }
   bool chosen() const override { return static_cast<bool>(*sim); }
   bool configure() override { return apply_config(*sim, sim_opts); }

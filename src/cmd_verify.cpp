@@ -45,9 +45,7 @@ int run_verify(const CommonOptions& o, const VerifyCli& v) {
     }
     std::cerr << "cyclefix: wrote " << v.emit_test << " (" << modules.size() << " modules, both entry modes)\n";
   }
-  std::vector<EntryMode> modes;
-  if (v.entry == "normal" || v.entry == "both") modes.push_back(EntryMode::Normal);
-  if (v.entry == "bare" || v.entry == "both") modes.push_back(EntryMode::Bare);
+  const std::vector<EntryMode> modes = entry_modes(v.entry);
   nlohmann::json runs = nlohmann::json::array();
   std::size_t circular = 0, disagreements = 0;
   for (EntryMode mode : modes) {
@@ -120,8 +118,8 @@ class VerifyCommand final : public Command {
         "verify", "Import every module first in a fresh interpreter and classify ok / circular / other");
     add_common(verify, ver_opts);
     verify->add_option("--python", ver.python, "Interpreter to run (default: python3)");
-    verify->add_option("--entry", ver.entry, "normal, bare, or both")
-        ->check(CLI::IsMember({"normal", "bare", "both"}));
+    verify->add_option("--entry", ver.entry, "normal, bare, both, lazy (runs --python with -X lazy_imports=all: Python 3.15+), or all")
+        ->check(CLI::IsMember(kEntryChoices));
     verify->add_flag("--compare", ver.compare, "Also run the simulator and list every disagreement (exit 1 if any)");
     verify->add_option("--emit-test", ver.emit_test, "Write a self-contained pytest file doing the same check");
     verify->add_option("--timeout", ver.timeout, "Seconds per import before the interpreter is killed (default 30)");

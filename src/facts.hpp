@@ -53,7 +53,16 @@ struct ImportStatement {
   // when nothing else shares the line.
   uint32_t span_begin = 0, span_end = 0;
   bool shares_line = false;     // another statement shares its line (`;`)
-  std::string text;             // source text of the statement
+  std::string text;             // source text of the statement (with its `lazy ` keyword, if any)
+  // PEP 810 (Python 3.15): the statement binds lazy proxies and imports nothing
+  // until a bound name is first used. Written `lazy import ...`/`lazy from ...`
+  // (has_lazy_keyword; stmt_begin is then the `lazy` keyword), or an absolute
+  // import of a module named in a module-level `__lazy_modules__` list assigned
+  // above it. Only where CPython allows it: module level outside any try, not
+  // star, not `__future__`; a misplaced `lazy` is a SyntaxProblem and the
+  // statement is not lazy.
+  bool is_lazy = false;
+  bool has_lazy_keyword = false;
 
   std::vector<std::string> bound_names() const;
 };
@@ -208,6 +217,8 @@ struct ModuleFacts {
   std::vector<TypeCheckingBlock> type_checking_blocks;  // module level only, in source order
   std::vector<Event> events;             // what the module body does at import time
   std::optional<std::vector<std::string>> dunder_all;  // literal `__all__`, if any
+  // Literal module-level `__lazy_modules__` (PEP 810), if any: the last one assigned.
+  std::optional<std::vector<std::string>> lazy_modules;
   bool future_annotations = false;       // `from __future__ import annotations`
   std::vector<DynamicImport> dynamic_imports;
   std::vector<SyntaxProblem> syntax_problems;  // ERROR / MISSING nodes; file still analysed

@@ -302,6 +302,8 @@ void fields(IO& io, S& s)
   io.end(s.span_end, s.span_begin);
   io(s.shares_line);
   io(s.text);
+  io(s.is_lazy);
+  io(s.has_lazy_keyword);
 }
 
 template <class IO, class S>
@@ -434,6 +436,7 @@ void fields(IO& io, S& m)
   io(m.type_checking_blocks);
   io(m.events);
   io(m.dunder_all);
+  io(m.lazy_modules);
   io(m.future_annotations);
   io(m.dynamic_imports);
   io(m.syntax_problems);
@@ -487,7 +490,7 @@ constexpr std::size_t field_count() {
   }
 }
 static_assert(field_count<ImportAlias>() == 2, "ImportAlias changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ImportStatement>() == 16, "ImportStatement changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ImportStatement>() == 18, "ImportStatement changed: update fields() in facts_cache.cpp");
 static_assert(field_count<NameUse>() == 13, "NameUse changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Definition>() == 4, "Definition changed: update fields() in facts_cache.cpp");
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
@@ -497,7 +500,7 @@ static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in fact
 static_assert(field_count<ClassInfo>() == 5, "ClassInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ModuleFacts>() == 14, "ModuleFacts changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ModuleFacts>() == 15, "ModuleFacts changed: update fields() in facts_cache.cpp");
 
 // ---- entries -------------------------------------------------------------------
 // Header (little-endian u64/u32 as the host stores them: the build stamp keeps

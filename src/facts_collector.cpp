@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "facts.hpp"
+#include "blanking.hpp"
 #include "ts.hpp"
 
 namespace cyclefix {
@@ -80,7 +81,7 @@ enum Kind : uint8_t {
   kGlobalStatement, kIdentifier, kIfStatement, kImportFromStatement, kImportPrefix,
   kImportStatement, kInterpolation, kKeywordArgument, kLambda, kList, kListComprehension,
   kListSplatPattern, kMatchStatement, kModule, kNamedExpression, kNonlocalStatement,
-  kNotOperator, kParenthesizedExpression, kRelativeImport, kReturnStatement, kSetComprehension, kString,
+  kNotOperator, kParenthesizedExpression, kRelativeImport, kReturnStatement, kSet, kSetComprehension, kString,
   kStringContent, kSubscript, kTryStatement, kTuple, kTuplePattern, kType,
   kTypedDefaultParameter, kTypedParameter, kWhileStatement, kWildcardImport, kWithStatement,
 };
@@ -137,6 +138,7 @@ constexpr std::pair<std::string_view, Kind> kKindNames[] = {
     {"parenthesized_expression", kParenthesizedExpression},
     {"relative_import", kRelativeImport},
     {"return_statement", kReturnStatement},
+    {"set", kSet},
     {"set_comprehension", kSetComprehension},
     {"string", kString},
     {"string_content", kStringContent},
@@ -356,6 +358,10 @@ struct Ctx {
   std::string guard;           // Event::guard's condition for events made here ("" none)
   bool if_branch = false;      // under an `if` whose test the simulator cannot decide
   const char* where = "module level";
+  // Where CPython refuses a `lazy` import (PEP 810): inside a try statement of
+  // the innermost function or class (or module), and inside a function or class.
+  bool lazy_in_try = false;
+  const char* lazy_scope = nullptr;  // "functions" / "classes" (CPython's wording)
 };
 
 // Vectors that grow while a file is walked, reused from file to file: a growing
@@ -403,10 +409,12 @@ class Collector {
  public:
   // With `prefilter`, identifiers that no module-level import binds are dropped
   // before any work (they could only be dropped at the end anyway).
+  // `lazy` keywords the parse accepted (blanking.hpp); `src` is the
+  // original source, not the blanked copy that was parsed.
   Collector(std::string_view src, ModuleFacts& out, ts::ChildPool& pool, Scratch& scratch,
-            bool prefilter)
+            bool prefilter, const std::vector<LazyKeyword>& lazy)
       : g_(grammar()), src_(src), out_(out), pool_(pool), scratch_(scratch),
-        candidates_(scratch.candidates), prefilter_(prefilter) {
+        candidates_(scratch.candidates), prefilter_(prefilter), lazy_(lazy) {
     pool_.clear_memo();  // it described another tree
     scratch_.reset();
   }
@@ -438,6 +446,7 @@ class Collector {
   Scratch& scratch_;
   std::vector<NameUse>& candidates_;
   bool prefilter_;
+  const std::vector<LazyKeyword>& lazy_;
   std::vector<Scope> scopes_;
   std::unordered_set<std::string> module_import_names_;
   // Names bound by import statements that may run in the module scope (a
@@ -573,7 +582,7 @@ class Collector {
     std::string_view t = view(str);
     for (char c : t) {
       if (c == '"' || c == '\'') return false;
-      if (c == 'f' || c == 'F') return true;
+      if (c == 'f' || c == 'F' || c == 't' || c == 'T') return true;  // f-strings, 3.14 t-strings
     }
     return true;
   }
@@ -984,12 +993,58 @@ class Collector {
     st.span_begin = begin;
   }
 
+  // A `lazy` keyword CPython 3.15 refuses: its SyntaxError at the keyword.
+  void misplaced_lazy(const LazyKeyword& k, TSNode statement, std::string message) {
+    TSPoint p = lazy_point(k, statement);
+    out_.syntax_problems.push_back(
+        {static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1, "SyntaxError: " + std::move(message)});
+  }
+  // Row and column of a `lazy` keyword, from those of the statement it
+  // prefixes (a backslash continuation may put it on a line above).
+  TSPoint lazy_point(const LazyKeyword& k, TSNode statement) const {
+    TSPoint p = ts_node_start_point(statement);
+    uint32_t line_start = k.lazy_begin;
+    while (line_start > 0 && src_[line_start - 1] != '\n') --line_start;
+    for (uint32_t i = k.lazy_begin; i < k.statement_begin; ++i)
+      if (src_[i] == '\n') --p.row;
+    return {p.row, k.lazy_begin - line_start};
+  }
+
+  // PEP 810: is the statement lazy, by its `lazy` keyword or by `__lazy_modules__`?
+  void read_laziness(ImportStatement& st, TSNode n, const Ctx& ctx) {
+    const LazyKeyword* k = lazy_.empty() ? nullptr : find_lazy_keyword(lazy_, st.stmt_begin);
+    if (k) {
+      st.has_lazy_keyword = true;
+      st.stmt_begin = k->lazy_begin;
+      st.line = static_cast<int>(lazy_point(*k, n).row) + 1;
+      st.text = std::string(src_.substr(st.stmt_begin, st.stmt_end - st.stmt_begin));
+      const std::string what = st.is_from ? "lazy from ... import" : "lazy import";
+      if (ctx.lazy_in_try) return misplaced_lazy(*k, n, what + " not allowed inside try/except blocks");
+      if (ctx.lazy_scope) return misplaced_lazy(*k, n, what + " not allowed inside " + ctx.lazy_scope);
+      if (st.star) return misplaced_lazy(*k, n, "lazy from ... import * is not allowed");
+      st.is_lazy = true;
+      return;
+    }
+    // `__lazy_modules__` applies where `lazy` would be allowed; the names are
+    // absolute module names (relative imports are left eager here).
+    if (!out_.lazy_modules || ctx.lazy_in_try || ctx.lazy_scope || st.star || st.level > 0) return;
+    const auto& listed = *out_.lazy_modules;
+    auto named = [&](const std::string& m) { return std::find(listed.begin(), listed.end(), m) != listed.end(); };
+    if (st.is_from) {
+      st.is_lazy = named(st.module);
+    } else {
+      st.is_lazy = !st.names.empty() &&
+                   std::all_of(st.names.begin(), st.names.end(), [&](const ImportAlias& a) { return named(a.name); });
+    }
+  }
+
   void record_import(TSNode n, const Ctx& ctx) {
     ImportStatement st = take_parsed_import(n);
     st.line = ts::line(n);
     st.stmt_begin = ts_node_start_byte(n);
     st.stmt_end = ts_node_end_byte(n);
     st.text = text(n);
+    read_laziness(st, n, ctx);
     st.scope = current_scope_name();
     bool in_function = ctx.deferred;
     if (in_function) st.context = ImportContext::FunctionBody;
@@ -1061,9 +1116,10 @@ class Collector {
     }
     classify(u, ctx);
     int line = ts::line(id);
-    // Only attribute reads (`mod.attr`) can fail on a partial module: a bare name
-    // was bound by its import already.
-    if (!attrs.empty() && (u.kind != UseKind::Annotation || u.eager))
+    // Attribute reads (`mod.attr`) can fail on a partial module; a bare name can
+    // fail only when it reifies a lazy import (PEP 810), which the simulator
+    // decides (imports become lazy by `lazy`, `__lazy_modules__` or entry mode).
+    if (u.kind != UseKind::Annotation || u.eager)
       emit(ctx, Event::Kind::Use, u.dotted, line);
     u.line = line;
     u.begin = ts_node_start_byte(id);
@@ -1344,6 +1400,8 @@ class Collector {
     inner.annotation = false;
     inner.type_checking = false;
     inner.in_try = inner.guards_import_error = false;
+    inner.lazy_in_try = false;
+    inner.lazy_scope = "functions";
     inner.try_end = 0;
     inner.catches = 0;
     inner.conditional = false;
@@ -1391,6 +1449,8 @@ class Collector {
     Ctx inner = ctx;
     inner.class_body = !ctx.deferred;
     inner.where = "class body";
+    inner.lazy_in_try = false;
+    inner.lazy_scope = "classes";
     TSNode body = field(n, g_.body);
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     scopes_.pop_back();
@@ -1620,6 +1680,7 @@ class Collector {
   void visit_try(TSNode n, const Ctx& ctx, int depth) {
     Ctx t = ctx;
     t.in_try = true;
+    t.lazy_in_try = true;
     auto kids = named(n);
     bool catches_import = false, catches_attribute = false;
     for (TSNode c : kids) {
@@ -1789,6 +1850,18 @@ class Collector {
     define(left, Definition::Kind::Assignment, ctx);
     if (at_module_scope() && is(left, kIdentifier) && view(left) == "__all__")
       read_dunder_all(right, augmented);
+    if (at_module_scope() && !augmented && is(left, kIdentifier) && view(left) == "__lazy_modules__")
+      read_lazy_modules(right);
+  }
+
+  // `__lazy_modules__ = [...]` / `(...)` / `{...}` of string literals (PEP 810).
+  void read_lazy_modules(TSNode value) {
+    if (!is(value, kList) && !is(value, kTuple) && !is(value, kSet)) return;
+    out_.lazy_modules.emplace();
+    for (TSNode s : named(value)) {
+      std::string m = string_literal(s);
+      if (!m.empty()) out_.lazy_modules->push_back(std::move(m));
+    }
   }
 
   void read_dunder_all(TSNode value, bool extend) {
@@ -1823,6 +1896,8 @@ class Collector {
       case kImportStatement:
       case kImportFromStatement: record_import(n, ctx); return;
       case kFutureImportStatement:
+        if (const LazyKeyword* lk = lazy_.empty() ? nullptr : find_lazy_keyword(lazy_, ts_node_start_byte(n)))
+          misplaced_lazy(*lk, n, "lazy from __future__ import is not allowed");
         for (TSNode c : named(n)) {
           TSNode nm = is(c, kAliasedImport) ? field(c, g_.name) : c;
           if (view(nm) == "annotations") out_.future_annotations = true;
@@ -2033,12 +2108,12 @@ ModuleFacts collect_facts(std::string_view source, ::TSParser* parser) {
        (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))); ++p)
     ++newlines;
   facts.lines = newlines + (!source.empty() && source.back() != '\n' ? 1 : 0);
-  ts::TreePtr tree = ts::parse(parser, source);
-  TSNode root = ts_tree_root_node(tree.get());
+  BlankedParse parsed = parse_blanked(parser, source);
+  TSNode root = ts_tree_root_node(parsed.tree.get());
   collect_syntax_problems(root, source, facts);
   const std::size_t problems = facts.syntax_problems.size();
   thread_local Scratch scratch;
-  if (!Collector(source, facts, pool, scratch, true).run(root)) {
+  if (!Collector(source, facts, pool, scratch, true, parsed.keywords).run(root)) {
     // The pre-pass missed a module-level import (odd syntax): collect again
     // without the filter.
     ModuleFacts again;
@@ -2046,7 +2121,7 @@ ModuleFacts collect_facts(std::string_view source, ::TSParser* parser) {
     again.syntax_problems.assign(facts.syntax_problems.begin(),
                                  facts.syntax_problems.begin() + static_cast<std::ptrdiff_t>(problems));
     facts = std::move(again);
-    Collector(source, facts, pool, scratch, false).run(root);
+    Collector(source, facts, pool, scratch, false, parsed.keywords).run(root);
   }
   scratch.trim();
   std::stable_sort(facts.syntax_problems.begin(), facts.syntax_problems.end(),

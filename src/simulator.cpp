@@ -19,7 +19,14 @@
 
 namespace cyclefix {
 
-std::string_view to_string(EntryMode m) { return m == EntryMode::Normal ? "normal" : "bare"; }
+std::string_view to_string(EntryMode m) {
+  switch (m) {
+    case EntryMode::Normal: return "normal";
+    case EntryMode::Bare: return "bare";
+    case EntryMode::Lazy: return "lazy";
+  }
+  return "normal";
+}
 
 std::size_t SimulationResult::failing() const {
   std::size_t n = 0;
@@ -473,9 +480,13 @@ class PlainModules {
   const ReadGraph& graph() const { return graph_; }
   const ReadGraph::Components& components() const { return components_; }
 
+  // Lazy imports (PEP 810) make a body's imports depend on its reads: every
+  // body is then replayed whole.
+  void disable() { disabled_ = true; }
+
   // nullptr when m runs its whole body.
   const PlainModule* of(ModuleId m) {
-    if (!acyclic_[m]) return nullptr;
+    if (disabled_ || !acyclic_[m]) return nullptr;
     auto& slot = plain_[m];
     if (!slot) slot = build(m);
     return slot->has_value() ? &**slot : nullptr;
@@ -549,6 +560,7 @@ class PlainModules {
   std::vector<bool> importing_;  // per function body
   std::vector<std::optional<std::optional<PlainModule>>> plain_;  // outer: built yet
   std::vector<std::optional<std::vector<std::string_view>>> names_;
+  bool disabled_ = false;
 };
 
 // Call nesting under which a module may be skipped, and the nesting its
@@ -597,6 +609,7 @@ struct Settled {
 // What the interpreters of one simulation share.
 struct SimulationContext {
   const Analysis& a;
+  EntryMode mode;
   const DeferredImports& deferred;
   const ModuleLinks& links;
   EventCache& events;
@@ -707,11 +720,20 @@ class Interpreter {
     std::vector<std::string_view> names_;
   };
 
+  // A name bound to a lazy import's proxy (PEP 810) that nothing has read yet:
+  // alias `alias` of import statement `import` of the module's file.
+  struct LazyName {
+    std::string_view name;
+    int import = -1;
+    std::size_t alias = 0;
+  };
+
   struct ModuleState {
     bool present = false;  // in sys.modules
     bool loading = true;
     bool bare = false;  // a stub package whose body never ran (bare entry)
     NameSet bound;
+    std::vector<LazyName> lazy;  // proxies not reified yet
   };
 
   // sys.modules, indexed by module id. While a checkpoint is open, the first
@@ -817,7 +839,11 @@ class Interpreter {
   void bind_in_parent(ModuleId m) {
     auto p = cx_->links.parent(m);
     if (!p) return;
-    if (ModuleState* st = sys_modules_.get_mutable(*p)) st->bound.insert(last_component(a_->modules[m].name));
+    if (ModuleState* st = sys_modules_.get_mutable(*p)) {
+      std::string_view name = last_component(a_->modules[m].name);
+      st->bound.insert(name);
+      forget_lazy(*st, name);  // the import system's setattr replaces a proxy
+    }
   }
 
   MaybeFailure import_module(ModuleId m) {
@@ -987,13 +1013,19 @@ class Interpreter {
           f = do_import(file, function, e, locals);
           break;
         case Event::Kind::Bind:
-          if (function < 0) sys_modules_.at(fa.module).bound.insert(e.name);
+          if (function < 0) {
+            ModuleState& st = sys_modules_.at(fa.module);
+            st.bound.insert(e.name);
+            forget_lazy(st, e.name);
+          }
           break;
         case Event::Kind::Use:
-          f = check_use(file, e, e.local ? &locals : nullptr);
+          if (!e.local) f = reify_global(fa.module, e.name);
+          if (!f) f = check_use(file, e, e.local ? &locals : nullptr);
           break;
         case Event::Kind::Call:
-          f = do_call(file, function, e);
+          f = reify_global(fa.module, e.name);
+          if (!f) f = do_call(file, function, e);
           break;
       }
       if (f && e.try_end > 0 &&
@@ -1079,6 +1111,17 @@ class Interpreter {
       return std::nullopt;
     }
     const ImportModules& mods = cx_->events.import_modules(file, e.import);
+    if (function < 0 && binds_lazily(st)) {
+      // PEP 810: the names are bound to proxies; nothing is imported until one is read.
+      ModuleState& here = sys_modules_.at(fa.module);
+      for (std::size_t i = 0; i < st.names.size(); ++i) {
+        std::string_view name = bound_view(st.names[i], st.is_from);
+        here.bound.insert(name);
+        forget_lazy(here, name);
+        here.lazy.push_back({name, e.import, i});
+      }
+      return std::nullopt;
+    }
     if (!st.is_from) {
       for (std::size_t i = 0; i < st.names.size(); ++i) {
         const ImportAlias& alias = st.names[i];
@@ -1115,6 +1158,7 @@ class Interpreter {
     for (std::size_t i = 0; i < st.names.size(); ++i) {
       const ImportAlias& alias = st.names[i];
       auto sub = mods.aliases[i].module;
+      if (MaybeFailure f = reify_global(*x, alias.name)) return f;  // reading a proxy reifies it
       state = sys_modules_.get(*x);
       if (!state) break;
       if (!state->bound.count(alias.name))
@@ -1182,6 +1226,57 @@ class Interpreter {
     return std::nullopt;
   }
 
+  // PEP 810. Whether module-level statement `st` binds lazily: written `lazy`
+  // (or named in __lazy_modules__), or, in lazy entry (`-X lazy_imports=all`),
+  // any module-level import outside a try, a class body and a star import.
+  bool binds_lazily(const ImportStatement& st) const {
+    if (st.is_lazy) return true;
+    if (cx_->mode != EntryMode::Lazy || st.star) return false;
+    switch (st.context) {
+      case ImportContext::ModuleLevel:
+      case ImportContext::ConditionalIf:
+      case ImportContext::TypeCheckingElse:
+      case ImportContext::MainGuard: return true;
+      default: return false;
+    }
+  }
+
+  static void forget_lazy(ModuleState& st, std::string_view name) {
+    if (st.lazy.empty()) return;
+    std::erase_if(st.lazy, [&](const LazyName& l) { return l.name == name; });
+  }
+
+  // Reading global `name` (or the head of `name.attr...`) of module m: a lazy
+  // proxy there is reified, running the import it stands for at this point.
+  MaybeFailure reify_global(ModuleId m, std::string_view dotted) {
+    const ModuleState* st = sys_modules_.get(m);
+    if (!st || st->lazy.empty()) return std::nullopt;
+    std::string_view head = dotted.substr(0, dotted.find('.'));
+    auto it = std::find_if(st->lazy.begin(), st->lazy.end(), [&](const LazyName& l) { return l.name == head; });
+    if (it == st->lazy.end()) return std::nullopt;
+    const LazyName l = *it;
+    ModuleState& mut = *sys_modules_.get_mutable(m);
+    mut.lazy.erase(mut.lazy.begin() + (it - st->lazy.begin()));
+    const int file = a_->modules[m].file;
+    const ImportStatement& imp = a_->files[file].facts.imports[l.import];
+    const ImportModules& mods = cx_->events.import_modules(file, l.import);
+    if (!imp.is_from) {
+      for (ModuleId id : mods.aliases[l.alias].path)
+        if (MaybeFailure f = import_module(id)) return f;
+      return std::nullopt;
+    }
+    if (!mods.from) return std::nullopt;
+    ModuleId x = *mods.from;
+    if (MaybeFailure f = import_module(x)) return f;
+    const std::string& name = imp.names[l.alias].name;
+    if (MaybeFailure f = reify_global(x, name)) return f;
+    const ModuleState* xs = sys_modules_.get(x);
+    if (!xs || xs->bound.count(name)) return std::nullopt;
+    auto sub = mods.aliases[l.alias].module;
+    if (sub && sys_modules_.has(*sub)) return std::nullopt;
+    return import_missing(file, l.import, l.alias, x, sub, *xs);
+  }
+
   // `mod.attr` read at import time needs attr bound in mod.
   MaybeFailure check_use(int file, const Event& e, const Locals* locals) {
     std::string_view dotted = e.name;
@@ -1201,6 +1296,7 @@ class Interpreter {
     while (!rest.empty()) {
       auto d = rest.find('.');
       std::string_view attr = rest.substr(0, d);
+      if (MaybeFailure f = reify_global(cur, attr)) return f;
       const ModuleState* st = sys_modules_.get(cur);
       if (!st) return std::nullopt;
       auto sub = cx_->links.child(cur, attr);
@@ -1239,6 +1335,14 @@ bool quiet_body(const Analysis& a, ModuleId m, const DeferredImports& deferred) 
   for (const Event& e : fa.facts.events)
     if (runs_first_party(fa, file, e, deferred) && fa.facts.imports[e.import].star) return false;
   return true;
+}
+
+// Whether any statement of the tree is a lazy import (PEP 810).
+bool has_lazy_imports(const Analysis& a) {
+  for (const FileAnalysis& fa : a.files)
+    for (const ImportStatement& st : fa.facts.imports)
+      if (st.is_lazy) return true;
+  return false;
 }
 
 // Computes `settled` (see Settled), components sinks first, so that a
@@ -1498,12 +1602,14 @@ SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, Ent
   ModuleLinks links(a.modules);
   EventCache events(a, resolver);
   PlainModules plain(a, events, links, deferred);
-  SimulationContext cx{a, deferred, links, events, plain};
+  SimulationContext cx{a, mode, deferred, links, events, plain};
   // Classifying costs a pass over the read graph and a run per module in a
   // cycle: worth it when many entries share it, not for the planner's
   // single-entry checks.
   Settled settled;
-  if (todo.size() >= skip_threshold.load()) {
+  const bool lazy = mode == EntryMode::Lazy || has_lazy_imports(a);
+  if (lazy) plain.disable();
+  if (todo.size() >= skip_threshold.load() && !lazy) {
     cx.settled = &settled;
     classify(cx, settled, mode == EntryMode::Bare);
   }

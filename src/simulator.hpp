@@ -8,7 +8,10 @@
 // submodule X.n (Python 3.7+ falls back to sys.modules); `X.attr` needs attr
 // bound; a failing module is removed from sys.modules and the error propagates
 // up to the entry, unless a try/except ImportError catches it. What the model
-// cannot follow makes the entry `uncertain` instead of a guess.
+// cannot follow makes the entry `uncertain` instead of a guess. A lazy import
+// (PEP 810: `lazy import`, `__lazy_modules__`, or any eligible import in
+// EntryMode::Lazy) binds its names to proxies; the first import-time read of
+// one (a use, a call, `from m import name`, `m.name`) runs the import there.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,6 +30,10 @@ namespace cyclefix {
 enum class EntryMode {
   Normal,  // `import M`: parent packages run first
   Bare,    // M's ancestor packages exist but their __init__ never ran (lazy imports, the seed's test)
+  // `python3.15 -X lazy_imports=all` with `importlib.import_module(M)` (PEP 810):
+  // parents run first as in Normal, and every module-level import outside a
+  // try, a class body and a star import binds a proxy that imports on first read.
+  Lazy,
 };
 std::string_view to_string(EntryMode m);
 

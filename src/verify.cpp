@@ -90,7 +90,7 @@ def _cyclefix_import_first():
                     raise ModuleNotFoundError(
                         "No module named %r; %r is not a package" % (module, name), name=module)
                 parent = pkg
-        elif mode != "normal":
+        elif mode not in ("normal", "lazy"):  # lazy: the interpreter runs with -X lazy_imports=all
             raise ValueError("unknown entry mode %r" % mode)
         importlib.import_module(module)
     except BaseException as e:
@@ -410,6 +410,7 @@ std::string_view to_string(ImportOutcome o) {
 std::optional<EntryMode> parse_entry_mode(std::string_view s) {
   if (s == "normal") return EntryMode::Normal;
   if (s == "bare") return EntryMode::Bare;
+  if (s == "lazy") return EntryMode::Lazy;
   return std::nullopt;
 }
 
@@ -426,11 +427,17 @@ std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules
     std::string_view kv(*e);
     auto key = kv.substr(0, kv.find('='));
     if (key == "PYTHONPATH" || key == "PYTHONDONTWRITEBYTECODE" || key == "PYTHONINSPECT" ||
-        key == "PYTHONSTARTUP")
+        key == "PYTHONSTARTUP" || key == "PYTHONSAFEPATH")
       continue;
     env_storage.emplace_back(kv);
   }
   env_storage.emplace_back("PYTHONDONTWRITEBYTECODE=1");
+  // No script directory on sys.path (3.11+; older interpreters ignore it). From
+  // 3.13 on, a circular import of a module in the script directory (here, the
+  // tree: verify runs in it) is worded as possible shadowing ("consider
+  // renaming ...") instead of "partially initialized", and outcomes are read
+  // from that wording.
+  env_storage.emplace_back("PYTHONSAFEPATH=1");
   std::vector<char*> envp;
   for (auto& kv : env_storage) envp.push_back(kv.data());
   envp.push_back(nullptr);
@@ -448,6 +455,8 @@ std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules
   auto worker = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < modules.size();) {
       std::vector<std::string> args = {"-c", code, mode, modules[i]};
+      // PEP 810's global switch (Python 3.15+): module-level imports become lazy.
+      if (options.mode == EntryMode::Lazy) args.insert(args.begin(), {"-X", "lazy_imports=all"});
       args.insert(args.end(), roots.begin(), roots.end());
       ChildRun run = run_child(python, args, envp.data(), options.timeout_s);
       results[i] = classify(modules[i], run, options.timeout_s);
@@ -527,6 +536,9 @@ def import_first(module, mode):
     for key in ("PYTHONPATH", "PYTHONINSPECT", "PYTHONSTARTUP"):
         env.pop(key, None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # No script directory on sys.path: from 3.13 a circular import of a module
+    # found there is worded as shadowing ("consider renaming"), not as circular.
+    env["PYTHONSAFEPATH"] = "1"
     try:
         proc = subprocess.run([sys.executable, "-c", _CHILD, mode, module] + ROOTS,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -57,7 +57,7 @@ std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules
                                          const VerifyOptions& options);
 
 std::string_view to_string(ImportOutcome o);  // "ok", "circular", "other"
-std::optional<EntryMode> parse_entry_mode(std::string_view s);  // "normal", "bare"
+std::optional<EntryMode> parse_entry_mode(std::string_view s);  // "normal", "bare", "lazy"
 
 // {"entry_mode", "python", "results": [{"module","outcome","error_type","message"}],
 //  "counts": {"ok","circular","other"}}

@@ -2,12 +2,15 @@
 // fact collection (no file system involved).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "analysis.hpp"
+#include "simulator.hpp"
 
 namespace cyclefix::testing_support {
 
@@ -46,6 +49,15 @@ inline Analysis analysis_of(const std::vector<std::pair<std::string, std::string
 inline bool has_edge(const Analysis& a, const std::string& from, const std::string& to) {
   auto f = a.modules.find(from), t = a.modules.find(to);
   return f && t && a.graph.find(*f, *t) != nullptr;
+}
+
+// The prediction for `module` in `r` (a test failure when there is none).
+inline const EntryPrediction& entry(const Analysis& a, const SimulationResult& r, const std::string& module) {
+  static EntryPrediction none;
+  for (const auto& e : r.entries)
+    if (a.modules[e.module].name == module) return e;
+  ADD_FAILURE() << "no entry " << module;
+  return none;
 }
 
 }  // namespace cyclefix::testing_support

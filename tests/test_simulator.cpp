@@ -10,16 +10,9 @@
 
 using namespace cyclefix;
 using cyclefix::testing_support::analysis_of;
+using cyclefix::testing_support::entry;
 
 namespace {
-
-const EntryPrediction& entry(const Analysis& a, const SimulationResult& r, const std::string& module) {
-  static EntryPrediction none;
-  for (const auto& e : r.entries)
-    if (a.modules[e.module].name == module) return e;
-  ADD_FAILURE() << "no entry " << module;
-  return none;
-}
 
 }  // namespace
 

@@ -108,7 +108,8 @@ TEST(Verify, Strings) {
   EXPECT_EQ(cyclefix::to_string(ImportOutcome::Other), "other");
   EXPECT_EQ(cyclefix::parse_entry_mode("normal"), EntryMode::Normal);
   EXPECT_EQ(cyclefix::parse_entry_mode("bare"), EntryMode::Bare);
-  EXPECT_FALSE(cyclefix::parse_entry_mode("lazy").has_value());
+  EXPECT_EQ(cyclefix::parse_entry_mode("lazy"), EntryMode::Lazy);  // PEP 810, -X lazy_imports=all
+  EXPECT_FALSE(cyclefix::parse_entry_mode("eager").has_value());
   // The pytest file embeds the child program in r'''...'''.
   EXPECT_EQ(cyclefix::verify_child_code().find("'''"), std::string_view::npos);
 }

@@ -81,7 +81,21 @@ if [[ $mode == build ]]; then
   exit 0
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The tests compare cyclefix with a real CPython 3.15 (PEP 810 lazy imports):
+# tools/install_py315.sh puts Debian sid's build in .cache/py315 without
+# touching the system. If it cannot (no network, no mirror), those tests skip
+# and say so.
+py315_args=()
+if [[ $mode == test ]]; then
+  if py315=$(tools/install_py315.sh); then
+    py315_args=(-DCYCLEFIX_PYTHON315="$py315")
+  else
+    echo "setup: could not install Python 3.15; the lazy_case_* tests will be skipped" >&2
+    py315_args=(-DCYCLEFIX_PYTHON315=)
+  fi
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${py315_args[@]}"
 cmake --build build -j"$(nproc)"
 
 case $mode in

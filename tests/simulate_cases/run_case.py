@@ -36,6 +36,23 @@ def run_json(cmd, cwd):
         fail(f"{' '.join(cmd)} printed no JSON:\n{p.stdout}\n{p.stderr}")
 
 
+def check_agreement(ver, interpreter):
+    """Fails on any disagreement in a `verify --compare` report; returns how many
+    imports were compared (ok or circular on both sides)."""
+    problems, counted = [], 0
+    for r in ver["runs"]:
+        c = r["compare"]["confusion"]
+        counted += sum(c.values())
+        for d in r["compare"]["disagreements"]:
+            problems.append(f"  {r['entry_mode']} {d['module']}: real {d['real']} ({d['real_message']}), "
+                            f"predicted {d['predicted']} ({d['predicted_message']})")
+    if problems:
+        fail(f"the simulator disagrees with {interpreter}:\n" + "\n".join(problems))
+    if counted == 0:
+        fail("no module imported with an ok or circular outcome: nothing was compared")
+    return counted
+
+
 def place_extensions(case, tree):
     listing = os.path.join(case, "extensions.txt")
     if not os.path.exists(listing):
@@ -72,17 +89,7 @@ def main():
             fail("uncertain entry points:\n" + "\n".join(f"  {m} {mod}: {why}" for m, mod, why in uncertain))
         ver = run_json([o.cyclefix, "verify", ".", "--entry", "both", "--compare", "--no-cache",
                         "--python", sys.executable, "--json", "-"], tree)
-        problems, counted = [], 0
-        for r in ver["runs"]:
-            c = r["compare"]["confusion"]
-            counted += sum(c.values())
-            for d in r["compare"]["disagreements"]:
-                problems.append(f"  {r['entry_mode']} {d['module']}: real {d['real']} ({d['real_message']}), "
-                                f"predicted {d['predicted']} ({d['predicted_message']})")
-        if problems:
-            fail("the simulator disagrees with CPython:\n" + "\n".join(problems))
-        if counted == 0:
-            fail("no module imported with an ok or circular outcome: nothing was compared")
+        counted = check_agreement(ver, "CPython")
         entries = sum(len(r.get("results", [])) for r in ver["runs"])
         print(f"ok ({entries} imports in both entry modes, {counted} compared, all certain and agreeing)")
 

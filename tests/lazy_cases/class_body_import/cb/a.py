@@ -1,0 +1,6 @@
+class Holder:
+    from cb.b import value
+
+
+def get():
+    return Holder.value

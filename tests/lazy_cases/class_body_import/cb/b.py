@@ -1,0 +1,3 @@
+from cb.a import get
+
+value = 1

@@ -1,0 +1,5 @@
+from dl.a import f
+
+
+def g():
+    return 1

@@ -1,0 +1,6 @@
+from fl.b import B
+
+
+def f():
+    from fl.b import g
+    return g()

@@ -1,0 +1,2 @@
+from ir.core import Engine
+from ir.util import helper

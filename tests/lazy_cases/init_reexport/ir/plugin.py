@@ -1,0 +1,5 @@
+from ir import Engine
+
+
+def plug():
+    return Engine()

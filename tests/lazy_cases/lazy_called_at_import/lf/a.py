@@ -1,0 +1,8 @@
+lazy from lf.b import helper
+
+
+def setup():
+    return helper()
+
+
+CONFIG = setup()

@@ -1,0 +1,5 @@
+from lf.a import CONFIG
+
+
+def helper():
+    return {}

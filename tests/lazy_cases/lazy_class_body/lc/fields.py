@@ -1,0 +1,5 @@
+from lc.models import make
+
+
+class Field:
+    pass

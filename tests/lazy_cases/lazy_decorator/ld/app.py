@@ -1,0 +1,6 @@
+lazy from ld.registry import register
+
+
+@register
+def handler():
+    return 1

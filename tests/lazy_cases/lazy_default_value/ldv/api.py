@@ -1,0 +1,5 @@
+lazy from ldv.consts import LIMIT
+
+
+def fetch(n=LIMIT):
+    return n

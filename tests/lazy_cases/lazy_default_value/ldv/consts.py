@@ -1,0 +1,3 @@
+from ldv.api import fetch
+
+LIMIT = 10

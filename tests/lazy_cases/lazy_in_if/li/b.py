@@ -1,0 +1,5 @@
+from li.a import A
+
+
+def g():
+    return A

@@ -1,0 +1,3 @@
+from lm.a import A
+
+B = A

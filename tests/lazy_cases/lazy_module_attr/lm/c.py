@@ -1,0 +1,3 @@
+lazy import lm.a
+
+C = 3

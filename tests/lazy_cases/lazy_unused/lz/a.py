@@ -1,0 +1,5 @@
+lazy from lz.b import g
+
+
+def f():
+    return g()

@@ -1,0 +1,5 @@
+from lz.a import f
+
+
+def g():
+    return 1

@@ -1,0 +1,3 @@
+from lz.b import g
+
+VALUE = g()

@@ -1,0 +1,7 @@
+lazy from lu.b import g
+
+x = g()
+
+
+def f():
+    return x

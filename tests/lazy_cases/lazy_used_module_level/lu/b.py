@@ -1,0 +1,5 @@
+from lu.a import f
+
+
+def g():
+    return 2

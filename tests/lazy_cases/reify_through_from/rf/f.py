@@ -1,0 +1,3 @@
+from rf.i import W
+
+v = W

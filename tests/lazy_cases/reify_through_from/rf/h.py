@@ -1,0 +1,1 @@
+lazy from rf.f import v

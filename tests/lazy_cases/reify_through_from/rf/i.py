@@ -1,0 +1,3 @@
+from rf.h import v
+
+W = 1

@@ -1,0 +1,3 @@
+lazy from ss import sub
+
+import ss.other

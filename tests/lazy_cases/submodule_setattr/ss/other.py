@@ -1,0 +1,3 @@
+import ss
+
+O = 1

@@ -1,0 +1,3 @@
+from ss.other import O
+
+S = O

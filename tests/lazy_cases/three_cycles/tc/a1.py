@@ -1,0 +1,5 @@
+from tc.a2 import two
+
+
+def one():
+    return two()

@@ -1,0 +1,5 @@
+from tc.a1 import one
+
+
+def two():
+    return 2

@@ -1,0 +1,5 @@
+import tc.b2
+
+
+def first():
+    return tc.b2.second()

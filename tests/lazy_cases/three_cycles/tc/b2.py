@@ -1,0 +1,5 @@
+from tc.b1 import first
+
+
+def second():
+    return 2

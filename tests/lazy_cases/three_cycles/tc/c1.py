@@ -1,0 +1,3 @@
+from tc.c2 import LIMIT
+
+DOUBLE = LIMIT * 2

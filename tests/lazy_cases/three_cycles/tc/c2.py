@@ -1,0 +1,4 @@
+from tc.c1 import DOUBLE
+
+LIMIT = 4
+TRIPLE = DOUBLE * 3

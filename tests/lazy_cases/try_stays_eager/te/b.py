@@ -1,0 +1,5 @@
+from te.a import run
+
+
+def helper():
+    return 1

@@ -1,0 +1,6 @@
+try:
+    from te.d import D
+finally:
+    pass
+
+C = 1

@@ -1,0 +1,3 @@
+from te.c import C
+
+D = C
