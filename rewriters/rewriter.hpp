@@ -67,6 +67,7 @@ const std::vector<RewriterEntry>& rewriters();
 // Defined one per file in rewriters/. Each acts on the cuts of its strategy
 // (CandidateStatement::strategy) and leaves the others alone.
 void bypass_reexport(const RewriteInput& in, AtomicChange& change);
+void late_binding(const RewriteInput& in, AtomicChange& change);
 void move_into_functions(const RewriteInput& in, AtomicChange& change);
 void type_checking_entries(const RewriteInput& in, AtomicChange& change);
 void cycle_note(const RewriteInput& in, AtomicChange& change);

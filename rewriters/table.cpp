@@ -11,6 +11,7 @@ namespace cyclefix {
 const std::vector<RewriterEntry>& rewriters() {
   static const std::vector<RewriterEntry> table = {
       {"bypass-reexport", bypass_reexport},          // import from the defining module instead (Strategy::Bypass)
+      {"late-binding", late_binding},                // import the module, read names through it (Strategy::LateBind)
       {"move-into-functions", move_into_functions},  // remove the statement, import where used
       {"type-checking", type_checking_entries},      // annotation names under TYPE_CHECKING, quoting
       {"cycle-note", cycle_note},                    // name the loop on each moved import

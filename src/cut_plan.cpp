@@ -17,7 +17,25 @@
 
 namespace cyclefix {
 
-std::string_view to_string(Strategy s) { return s == Strategy::Bypass ? "bypass" : "defer"; }
+std::string_view to_string(Strategy s) {
+  switch (s) {
+    case Strategy::Bypass: return "bypass";
+    case Strategy::LateBind: return "late-bind";
+    case Strategy::Defer: break;
+  }
+  return "defer";
+}
+
+std::vector<const NameUse*> late_bound_uses(const FileAnalysis& fa, const CandidateStatement& c) {
+  std::map<std::uint32_t, const NameUse*> at;
+  for (const NameUse& u : fa.facts.uses)
+    if (u.kind == UseKind::Deferred && !u.in_string &&
+        std::any_of(c.late.names.begin(), c.late.names.end(), [&](const auto& n) { return n.first == u.name; }))
+      at.emplace(u.begin, &u);
+  std::vector<const NameUse*> out;
+  for (const auto& [begin, u] : at) out.push_back(u);
+  return out;
+}
 
 namespace {
 
@@ -381,6 +399,61 @@ void assess_bypass(const Analysis& a, ReachesBack& back, CandidateStatement& c) 
   c.type_checking.clear();
 }
 
+// Late binding (--only-failing): `from X import n` -> `from <parent of X> import
+// <last>` (or `import X` for a top-level X) with each use of n read as
+// `<last>.n`. Applies to a statement that can be deferred (every use is in a
+// function that does not run while the cycle loads, no one imports n from
+// here), with no annotation use, importing from a module (not names of a
+// package's own __init__, which `from . import` cannot name), when the module's
+// last name is free in the file. It keeps a module-level import (what a
+// reviewer expects) and costs two diff lines per changed use line.
+void assess_late_binding(const Analysis& a, CandidateStatement& c) {
+  const FileAnalysis& fa = a.files[c.file];
+  const ImportStatement& st = fa.facts.imports[c.import];
+  const ResolvedImport& r = fa.resolved[c.import];
+  LateBinding& late = c.late;
+  auto refuse = [&](std::string why) { late.refusal = std::move(why); };
+  if (!c.cuttable || c.strategy != Strategy::Defer) return;
+  if (!st.is_from || st.star || !r.first_party || st.is_lazy || st.context != ImportContext::ModuleLevel) return;
+  if (!c.type_checking.empty()) return refuse("'" + c.type_checking.front() + "' is used in an annotation");
+  if (st.module.empty()) return refuse("the names come from the package's own __init__ (no module to bind)");
+  if (!a.modules.find(r.absolute_module)) return;
+  for (const ImportAlias& al : st.names)
+    if (a.modules.find(r.absolute_module + "." + al.name)) return refuse("'" + al.name + "' is a submodule already");
+  const std::size_t dot = st.module.rfind('.');
+  const std::string last = dot == std::string::npos ? st.module : st.module.substr(dot + 1);
+  const std::string dots(static_cast<std::size_t>(st.level), '.');
+  if (dot != std::string::npos)
+    late.statement = "from " + dots + st.module.substr(0, dot) + " import " + last;
+  else
+    late.statement = st.level ? "from " + dots + " import " + last : "import " + last;
+  // The module's name must mean nothing else anywhere in the file (uses read it
+  // in functions, where a local of the same name would shadow it).
+  auto taken = [&]() -> std::string {
+    for (const Definition& d : fa.facts.definitions)
+      if (d.name == last) return "defined at line " + std::to_string(d.line);
+    for (const NameUse& u : fa.facts.uses)
+      if (u.name == last) return "used at line " + std::to_string(u.line);
+    for (const FunctionInfo& f : fa.facts.functions)
+      if (std::binary_search(f.locals.begin(), f.locals.end(), last)) return "a local of " + f.qualified_name + "()";
+    for (const ImportStatement& other : fa.facts.imports)
+      for (const std::string& n : other.bound_names())
+        if (n == last) return "bound by the import at line " + std::to_string(other.line);
+    return {};
+  }();
+  if (!taken.empty()) return refuse("the name '" + last + "' is taken in the file (" + taken + ")");
+  late.prefix = last;
+  for (const ImportAlias& al : st.names) late.names.emplace_back(al.bound_name(true), al.name);
+  std::set<int> lines;
+  for (const NameUse* u : late_bound_uses(fa, c)) lines.insert(u->line);
+  const double removed = statement_lines(st);
+  late.cost = kCostPerStatementLine * (removed + 1) + 2 * kCostPerStatementLine * static_cast<double>(lines.size()) +
+              (fa.source.is_package ? kCostPackageInit : 0.0);
+  late.cost_terms = number(removed + 1) + " (statement rewritten) + " + std::to_string(lines.size()) +
+                    " x 2 (use lines)";
+  if (fa.source.is_package) late.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
+}
+
 // The loop of a circular failure: the chain from the hop of the partially
 // initialised module to the failing hop, then back to that module (first ==
 // last). Empty when the chain does not show the module.
@@ -397,7 +470,60 @@ std::vector<ModuleId> failure_loop(const EntryPrediction& e) {
 
 // What the simulator should do with a cut's statement.
 void add_cut(DeferredImports& d, const CandidateStatement& c) {
-  (c.strategy == Strategy::Bypass ? d.rebound : d.moved).insert({c.file, c.import});
+  switch (c.strategy) {
+    case Strategy::Bypass: d.rebound.insert({c.file, c.import}); break;
+    case Strategy::LateBind: d.late.insert({c.file, c.import}); break;
+    case Strategy::Defer: d.moved.insert({c.file, c.import}); break;
+  }
+}
+
+DeferredImports deferred_of(const CutPlan& plan, const std::vector<int>& cuts);
+
+// The certain circular failures of a simulation outside --select's skipped components.
+std::set<std::pair<EntryMode, ModuleId>> certain_failures(const BothModes& both, const std::vector<char>& skipped) {
+  std::set<std::pair<EntryMode, ModuleId>> out;
+  for (const SimulationResult* r : {&both.normal, &both.bare})
+    for (const EntryPrediction& e : r->entries) {
+      if (!e.fails || !e.circular || e.uncertain) continue;
+      const ModuleId at_fault = e.partial ? *e.partial : e.chain.empty() ? e.module : e.chain.back().module;
+      if (!skipped[at_fault]) out.insert({r->mode, e.module});
+    }
+  return out;
+}
+
+// --only-failing chose its cuts as deferrals; a cut that late binding makes
+// cheaper becomes late-bound when the simulator, with every other cut as
+// chosen, finds no certain failure the deferral did not leave too. Late
+// binding leaves the edge, so it can only fix the loop whose last hop the
+// statement is: the simulation decides.
+void prefer_late_binding(const Analysis& a, const std::vector<char>& skipped, CutPlan& plan,
+                         std::vector<std::uint32_t>& cuts, double& cost) {
+  std::vector<int> chosen(cuts.begin(), cuts.end());
+  std::set<std::pair<EntryMode, ModuleId>> allowed;
+  bool simulated = false;
+  for (int i : chosen) {
+    CandidateStatement& c = plan.candidates[i];
+    if (c.late.cost <= 0 || c.late.cost >= c.cost) continue;
+    if (!simulated) {
+      allowed = certain_failures(simulate_both(a, deferred_of(plan, chosen)), skipped);
+      simulated = true;
+    }
+    c.strategy = Strategy::LateBind;
+    if (certain_failures(simulate_both(a, deferred_of(plan, chosen)), skipped) != allowed) {
+      c.strategy = Strategy::Defer;
+      c.late.refusal = "late binding leaves a failing import (the simulation with it fails)";
+      continue;
+    }
+    cost += c.late.cost - c.cost;
+    c.cost = c.late.cost;
+    c.cost_terms = c.late.cost_terms;
+    std::vector<std::string> reads;
+    for (const auto& [bound, attr] : c.late.names) reads.push_back("`" + bound + "` as `" + c.late.prefix + "." + attr + "`");
+    c.how = "late binding: reads " + join(reads, ", ") + " where used (" +
+            std::to_string(late_bound_uses(a.files[c.file], c).size()) + " use(s)); the module may be partially "
+            "initialised when `" + c.late.statement + "` runs";
+    c.functions.clear();
+  }
 }
 
 // Bounds the simulate-and-solve loop by a count (not the clock), so the plan is deterministic.
@@ -481,6 +607,13 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
     sol = solve_hitting(inst, loops, co);
     deferred.clear();
     for (auto st : sol.cut_statements) add_cut(deferred, plan.candidates[st]);
+  }
+  const double deferred_cost = sol.cost;
+  prefer_late_binding(a, skipped, plan, sol.cut_statements, sol.cost);
+  if (sol.cost < deferred_cost) {
+    // The bound was for deferring; late binding is a local improvement, not a proof.
+    sol.lower_bound = std::min(sol.lower_bound, sol.cost);
+    sol.optimal = false;
   }
   for (auto st : sol.cut_statements) plan.cuts.push_back(static_cast<int>(st));
   plan.cost = sol.cost;
@@ -669,6 +802,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
     assess(a, pins, needs, runtime, options, c);
     assess_bypass(a, back, c);
+    if (options.only_failing) assess_late_binding(a, c);
     index[k] = static_cast<int>(plan.candidates.size());
     plan.candidates.push_back(std::move(c));
   }
@@ -801,6 +935,9 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     if (c.strategy == Strategy::Bypass) {
       cut["rewritten_to"] = bypass_statements(c);
       cut["how"] = c.how;
+    } else if (c.strategy == Strategy::LateBind) {
+      cut["rewritten_to"] = json::array({c.late.statement});
+      cut["how"] = c.how;
     }
     cuts.push_back(std::move(cut));
   }
@@ -843,17 +980,21 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
 }
 
 void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles, const CutPlan& plan) {
-  const auto bypassed = static_cast<std::size_t>(std::count_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) {
-    return plan.candidates[i].strategy == Strategy::Bypass;
-  }));
+  auto count = [&](Strategy s) {
+    return static_cast<std::size_t>(
+        std::count_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) { return plan.candidates[i].strategy == s; }));
+  };
+  const std::size_t bypassed = count(Strategy::Bypass), late = count(Strategy::LateBind);
   out << "cyclefix plan" << (plan.only_failing ? " (only failing entry points)" : "") << ": "
       << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s")
       << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
       << ", " << plan.candidates.size()
-      << " statements on them, " << plan.cuts.size() << " to " << (bypassed ? "change" : "defer")
-      << (bypassed ? " (" + std::to_string(plan.cuts.size() - bypassed) + " deferred, " + std::to_string(bypassed) +
-                         " imported from where the names are defined)"
-                   : std::string())
+      << " statements on them, " << plan.cuts.size() << " to " << (bypassed || late ? "change" : "defer")
+      << (bypassed || late
+              ? " (" + std::to_string(plan.cuts.size() - bypassed - late) + " deferred" +
+                    (bypassed ? ", " + std::to_string(bypassed) + " imported from where the names are defined" : "") +
+                    (late ? ", " + std::to_string(late) + " late-bound" : "") + ")"
+              : std::string())
       << "; cost " << plan.cost << " (lower bound "
       << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
       << " s)\n";
@@ -877,12 +1018,15 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     const CandidateStatement& c = plan.candidates[i];
     const FileAnalysis& fa = a.files[c.file];
     const ImportStatement& st = fa.facts.imports[c.import];
-    out << "\n" << (c.strategy == Strategy::Bypass ? "bypass " : "defer ") << fa.source.display << ":" << st.line
+    out << "\n" << to_string(c.strategy) << " " << fa.source.display << ":" << st.line
         << ": " << first_line(st.text) << "  (cost " << c.cost << ")\n";
     if (c.strategy == Strategy::Bypass) {
       for (const auto& line : bypass_statements(c)) out << "  becomes: " << line << "\n";
       out << "  " << c.how << "\n";
+    } else if (c.strategy == Strategy::LateBind) {
+      out << "  becomes: " << c.late.statement << "\n  " << c.how << "\n";
     }
+    if (c.strategy == Strategy::Defer && !c.late.refusal.empty()) out << "  no late binding: " << c.late.refusal << "\n";
     if (!c.functions.empty()) {
       out << "  into:";
       for (const auto& f : c.functions) out << " " << f << "()";

@@ -55,6 +55,10 @@ inline constexpr double kCostPackageInit = 2.0;
 enum class Strategy {
   Defer,   // move into the functions that use it, annotations under TYPE_CHECKING (move_into_functions)
   Bypass,  // import each name from the module that defines it, which does not import back (bypass_reexport)
+  // --only-failing: import the module instead of names from it, and read the
+  // names through it where they are used, all in functions (late_binding). The
+  // edge stays (a cycle is left, harmless); the import can no longer fail.
+  LateBind,
 };
 std::string_view to_string(Strategy s);
 
@@ -64,6 +68,17 @@ struct BypassName {
   std::string bound;   // the name the statement binds (kept)
   std::string module;  // as written: relative (".messages") when the statement was relative and it can be
   std::string name;    // the name in `module`, or "" for a module import
+};
+
+// Late binding of `from <module> import n, m as k`: the statement that binds
+// the module instead, and the attribute each bound name is read as.
+struct LateBinding {
+  std::string statement;  // e.g. "from . import b", "import b", "from pkg import b"
+  std::string prefix;     // the name it binds ("b"): uses of n become `b.n`
+  std::vector<std::pair<std::string, std::string>> names;  // (bound name, attribute of the module)
+  double cost = 0;        // 0: late binding does not apply (see `refusal`)
+  std::string refusal;    // why not, for the plan (empty when it applies or was not asked)
+  std::string cost_terms;
 };
 
 // A module-level import statement on some cycle, and whether it can be deferred.
@@ -82,6 +97,7 @@ struct CandidateStatement {
   std::vector<BypassName> bypass;         // Bypass: the names, in the statement's order
   double defer_cost = 0;                  // what deferring would cost (0: it cannot be deferred)
   std::string cost_terms;                 // how `cost` adds up, e.g. "1 (statement line) + 2 x 3 (functions)"
+  LateBinding late;                       // --only-failing: the late-binding alternative to deferring
 };
 
 // Entry points the simulator predicts to fail with a circular import, per entry mode.
@@ -123,6 +139,10 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
 // indentation: `from M import a, b as c` per origin module (in the order the
 // names came), `import M as n` for a module.
 std::vector<std::string> bypass_statements(const CandidateStatement& c);
+
+// The uses a late-bound cut rewrites (`n` -> `b.n`): every use of a name the
+// statement binds, in functions, by byte offset (one per offset).
+std::vector<const NameUse*> late_bound_uses(const FileAnalysis& fa, const CandidateStatement& c);
 
 // The loops of the report (modules, first == last) through an edge the cut's statement makes.
 std::vector<std::vector<ModuleId>> loops_through(const Analysis& a, const CycleReport& cycles,

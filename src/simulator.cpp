@@ -1135,6 +1135,12 @@ class Interpreter {
     auto x = mods.from;
     if (!x) return std::nullopt;
     if (MaybeFailure f = import_module(*x)) return f;
+    if (cx_->deferred.is_late(file, e.import)) {
+      // Late-bound (`from . import b`): the module object is bound whatever
+      // state it is in; its names are read where they are used, later.
+      for (const auto& al : st.names) bind_here(file, function, bound_view(al, st.is_from));
+      return std::nullopt;
+    }
     const ModuleState* state = sys_modules_.get(*x);
     if (!state) return std::nullopt;
     if (st.star) {

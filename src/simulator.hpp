@@ -77,14 +77,21 @@ struct SimulationResult {
 // Also statements the planner rewrites in place to import from a module that
 // does not import back (bypass): they run and bind their names, but import no
 // module on the loop (modelled as importing nothing first-party).
+// And statements rewritten to import the module instead of reading names from
+// it (late binding: `from .b import f` -> `from . import b`, uses read `b.f`):
+// they run the module's body but read nothing from it, so a partially
+// initialised module no longer makes them fail.
 struct DeferredImports {
   std::set<std::pair<int, int>> moved;    // do not run at import time
   std::set<std::pair<int, int>> rebound;  // run, bind their names, run no first-party body
-  bool empty() const { return moved.empty() && rebound.empty(); }
+  std::set<std::pair<int, int>> late;     // run the module's body, bind the module, read no name from it
+  bool empty() const { return moved.empty() && rebound.empty() && late.empty(); }
   void clear() {
     moved.clear();
     rebound.clear();
+    late.clear();
   }
+  bool is_late(int file, int import) const { return !late.empty() && late.count({file, import}); }
   bool is_moved(int file, int import) const { return !moved.empty() && moved.count({file, import}); }
   // Moved or rebound: the statement runs no first-party module body.
   bool silenced(int file, int import) const {

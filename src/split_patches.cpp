@@ -264,7 +264,7 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
       for (const auto& n : c.type_checking) tc.push_back(code(n));
       md << "- Under `if TYPE_CHECKING:` (used in annotations only): " << join(tc, ", ") << "\n";
     }
-    if (c.strategy == Strategy::Bypass) md << "- " << c.how << "\n";
+    if (!c.how.empty()) md << "- " << c.how << "\n";
     md << "- Cost " << number(c.cost) << " = " << c.cost_terms << "\n";
     // The other statements on the same loops: what the planner passed over, and why.
     std::vector<std::string> alternatives;

@@ -1,0 +1,9 @@
+from p.a import X
+
+
+def helper(x):
+    return x + X
+
+
+def check():
+    return X

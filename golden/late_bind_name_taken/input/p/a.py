@@ -1,0 +1,18 @@
+X = 1
+from p.b import helper
+
+
+def g(b):
+    return helper(b) + helper(2)
+
+
+def h():
+    return helper(3)
+
+
+def k():
+    return helper(4)
+
+
+def l():
+    return helper(5)

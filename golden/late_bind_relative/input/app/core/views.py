@@ -1,0 +1,5 @@
+from .models import show
+
+
+def page():
+    return show(1)

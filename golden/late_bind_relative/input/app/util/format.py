@@ -1,0 +1,7 @@
+from ..core.models import DEFAULT
+
+PREFIX = DEFAULT + ":"
+
+
+def render(x):
+    return f"<{PREFIX}{x}>"
