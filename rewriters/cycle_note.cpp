@@ -27,8 +27,6 @@ namespace cyclefix {
 
 namespace {
 
-constexpr std::size_t kFullNoteWidth = 88;  // black's line length
-
 std::vector<std::string_view> components(std::string_view dotted) {
   std::vector<std::string_view> out;
   for (std::size_t start = 0;;) {
@@ -66,24 +64,28 @@ std::string compact_loop_text(const Analysis& a, const std::vector<ModuleId>& lo
 
 }  // namespace
 
-void cycle_note(const RewriteInput& in, AtomicChange& change) {
-  if (!in.options.note || change.local_imports.empty()) return;
+std::string cycle_note_text(const RewriteInput& in, std::string_view label, std::size_t width) {
   std::vector<ModuleId> best;
   const auto loops = loops_through(in.analysis, in.cycles, in.cut);
   for (const auto& loop : loops)
     if (best.empty() || loop.size() < best.size()) best = loop;
-  std::string note = "# Deferred: breaks an import cycle";
-  if (!best.empty()) {
-    // Rotate the loop (first == last) to start at this module.
-    best.pop_back();
-    auto at = std::find(best.begin(), best.end(), in.file.module);
-    if (at != best.end()) std::rotate(best.begin(), at, best.end());
-    best.push_back(best.front());
-    note = "# Deferred: import cycle " + loop_text(in.analysis, best);
-    if (note.size() > kFullNoteWidth) note = "# Deferred: import cycle " + compact_loop_text(in.analysis, best);
-    if (loops.size() > 1)
-      note += " (and " + std::to_string(loops.size() - 1) + " more loop" + (loops.size() > 2 ? "s" : "") + ")";
-  }
+  std::string note(label);
+  if (best.empty()) return note + "breaks an import cycle";
+  // Rotate the loop (first == last) to start at this module.
+  best.pop_back();
+  auto at = std::find(best.begin(), best.end(), in.file.module);
+  if (at != best.end()) std::rotate(best.begin(), at, best.end());
+  best.push_back(best.front());
+  note += "import cycle " + loop_text(in.analysis, best);
+  if (note.size() > width) note = std::string(label) + "import cycle " + compact_loop_text(in.analysis, best);
+  if (loops.size() > 1)
+    note += " (and " + std::to_string(loops.size() - 1) + " more loop" + (loops.size() > 2 ? "s" : "") + ")";
+  return note;
+}
+
+void cycle_note(const RewriteInput& in, AtomicChange& change) {
+  if (!in.options.note || change.local_imports.empty()) return;
+  const std::string note = cycle_note_text(in, "# Deferred: ", kFullNoteWidth);
   for (LocalImport& li : change.local_imports) li.comments.push_back(note);
 }
 

@@ -68,10 +68,19 @@ const std::vector<RewriterEntry>& rewriters();
 // (CandidateStatement::strategy) and leaves the others alone.
 void bypass_reexport(const RewriteInput& in, AtomicChange& change);
 void late_binding(const RewriteInput& in, AtomicChange& change);
+void lazy_import(const RewriteInput& in, AtomicChange& change);
 void move_into_functions(const RewriteInput& in, AtomicChange& change);
 void type_checking_entries(const RewriteInput& in, AtomicChange& change);
 void cycle_note(const RewriteInput& in, AtomicChange& change);
 void suppress_hoisting(const RewriteInput& in, AtomicChange& change);
+
+// Lines longer than this get the cycle note in its compact form (black's line length).
+inline constexpr std::size_t kFullNoteWidth = 88;
+
+// The cycle note of the cut: `label` then "import cycle a -> b -> a", the loop
+// rotated to start at the cut's module; the compact form (shared package
+// prefix dropped, dots as '/') when the full one is longer than `width`.
+std::string cycle_note_text(const RewriteInput& in, std::string_view label, std::size_t width);
 
 // Shared by the rewriters: the statement `st` reduced to the aliases that bind
 // one of `names` (the original text, verbatim, when it keeps all of them).

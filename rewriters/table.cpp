@@ -12,6 +12,7 @@ const std::vector<RewriterEntry>& rewriters() {
   static const std::vector<RewriterEntry> table = {
       {"bypass-reexport", bypass_reexport},          // import from the defining module instead (Strategy::Bypass)
       {"late-binding", late_binding},                // import the module, read names through it (Strategy::LateBind)
+      {"lazy-import", lazy_import},                  // `lazy ` in front, Python >= 3.15 (Strategy::Lazy)
       {"move-into-functions", move_into_functions},  // remove the statement, import where used
       {"type-checking", type_checking_entries},      // annotation names under TYPE_CHECKING, quoting
       {"cycle-note", cycle_note},                    // name the loop on each moved import
@@ -71,8 +72,17 @@ std::string import_subset(const ImportStatement& st, const std::vector<std::stri
   std::vector<const ImportAlias*> kept;
   for (const ImportAlias& al : st.names)
     if (std::find(names.begin(), names.end(), al.bound_name(st.is_from)) != names.end()) kept.push_back(&al);
-  if (kept.size() == st.names.size())
-    return std::string(source.substr(st.stmt_begin, st.stmt_end - st.stmt_begin));
+  if (kept.size() == st.names.size()) {
+    std::string_view text = source.substr(st.stmt_begin, st.stmt_end - st.stmt_begin);
+    // A local import cannot be lazy (a SyntaxError in 3.15): the keyword stays behind.
+    if (st.has_lazy_keyword && text.substr(0, 4) == "lazy") {
+      text.remove_prefix(4);
+      while (!text.empty() && (text::is_space(text.front()) || text.front() == '\\' || text.front() == '\r' ||
+                               text.front() == '\n'))
+        text.remove_prefix(1);
+    }
+    return std::string(text);
+  }
   std::string out;
   if (st.is_from) {
     out = "from " + std::string(static_cast<std::size_t>(st.level), '.') + st.module + " import ";

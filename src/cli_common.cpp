@@ -172,6 +172,27 @@ int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, s
   return run.exit_code;
 }
 
+bool parse_target_version(const std::string& v, int* minor) {
+  const auto dot = v.find('.');
+  if (v.rfind("3.", 0) != 0 || dot == std::string::npos || v.size() == 2 || v.size() > 4 ||
+      v.find_first_not_of("0123456789", dot + 1) != std::string::npos) {
+    std::cerr << "cyclefix: --target-version must look like 3.9 (got '" << v << "')\n";
+    return false;
+  }
+  *minor = std::stoi(v.substr(dot + 1));
+  return true;
+}
+
+void simulate_at_least(int minor) {
+  if (!g_target_python.empty()) return;
+  const SimulationTarget& now = simulation_target();
+  if (now.major != 3 || now.minor >= minor) return;
+  SimulationTarget t;
+  t.major = 3;
+  t.minor = minor;
+  set_simulation_target(t);
+}
+
 bool apply_simulation_target() {
   if (g_target_platform.empty() && g_target_python.empty()) return true;
   SimulationTarget t;

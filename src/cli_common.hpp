@@ -64,6 +64,10 @@ Analysis analyse_and_report(const CommonOptions& o, Progress& progress);
 bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po = nullptr, RewriteOptions* ro = nullptr,
                   std::string* target_version = nullptr);
 
+// The minor version of a --target-version value ("3.15" -> 15); false, with a
+// message, when it is not of the form 3.N.
+bool parse_target_version(const std::string& version, int* minor);
+
 // Writes JSON to a file or stdout; false (with a message) when the file cannot be written.
 bool write_json(const std::string& where, const nlohmann::json& j);
 
@@ -75,6 +79,10 @@ int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, s
 // --platform and --python-version, for every simulation of this run; false
 // (with a message) when --python-version is not of the form 3.N.
 bool apply_simulation_target();
+
+// --target-version 3.<minor> is the oldest Python the code runs on: simulate at
+// least that version (annotations, `lazy`) unless --python-version says otherwise.
+void simulate_at_least(int minor);
 
 // One command: made by its add_*_command, which adds its options to the CLI;
 // after parsing, main() configures and runs the one chosen.

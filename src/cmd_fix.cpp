@@ -81,14 +81,8 @@ std::vector<std::string> newly_failing(const Analysis& a, const SimulationResult
 
 // The product: plan the cuts, rewrite, print the diff (or write it with --apply).
 int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, const FixCli& f) {
-  auto dot = f.target_version.find('.');
-  if (f.target_version.rfind("3.", 0) != 0 || dot == std::string::npos || f.target_version.size() == 2 ||
-      f.target_version.size() > 4 ||
-      f.target_version.find_first_not_of("0123456789", dot + 1) != std::string::npos) {
-    std::cerr << "cyclefix: --target-version must look like 3.9 (got '" << f.target_version << "')\n";
-    return kExitError;
-  }
-  ro.target_minor = std::stoi(f.target_version.substr(dot + 1));
+  if (!parse_target_version(f.target_version, &ro.target_minor)) return kExitError;
+  simulate_at_least(ro.target_minor);
   if (f.split_by.empty() != f.out_dir.empty() || (!f.split_by.empty() && (f.apply || f.check || f.explain))) {
     std::cerr << "cyclefix: --split-by and --out-dir go together, and without --apply, --check or --explain\n";
     return kExitError;
@@ -133,6 +127,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   progress.phase("plan");
   PlanOptions guarded = po;
   guarded.before = &before_sim;
+  guarded.target_minor = ro.target_minor;
   CutPlan plan = plan_cuts(a, r, guarded);
   progress.clear();
   // The JSON report is only built when asked for: on large trees it costs as much as the analysis.
@@ -241,7 +236,8 @@ class FixCommand final : public Command {
     app.add_flag("--note,!--no-note", fix_rewrite.note, "Comment naming the loop on moved imports (default: on)");
     app.add_flag("--noqa,!--no-noqa", fix_rewrite.noqa, "Append ruff/pylint suppressions (PLC0415) to moved imports");
     app.add_option("--target-version", fix.target_version,
-                   "Oldest Python the code runs on (default 3.9; from 3.14 annotations are not quoted)");
+                   "Oldest Python the code runs on (default 3.9; from 3.14 annotations are not quoted; from 3.15 a "
+                   "cut may be a `lazy` import)");
     app.add_flag("--allow-init-cuts,!--no-allow-init-cuts", fix_plan.allow_init_cuts,
                  "Allow deferring imports in package __init__.py files (public API by default)");
     app.add_flag("--only-failing,!--no-only-failing", fix_plan.only_failing,

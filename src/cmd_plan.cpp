@@ -11,7 +11,9 @@ namespace cyclefix::cli {
 
 namespace {
 
-int run_plan(const CommonOptions& o, const PlanOptions& po) {
+int run_plan(const CommonOptions& o, PlanOptions po, const std::string& target_version) {
+  if (!parse_target_version(target_version, &po.target_minor)) return kExitError;
+  simulate_at_least(po.target_minor);
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
@@ -40,16 +42,19 @@ class PlanCommand final : public Command {
     plan->add_option("--select", plan_cfg.select,
                      "Only plan the cycles holding a module that matches this glob, e.g. 'pkg.db.*' (repeatable)");
     plan->add_flag("!--no-exact", plan_cfg.exact, "Use the heuristic only (no integer program)");
+    plan->add_option("--target-version", target_version,
+                     "Oldest Python the code runs on (default 3.9; from 3.15 a cut may be a `lazy` import)");
   }
   bool chosen() const override { return static_cast<bool>(*plan); }
-  bool configure() override { return apply_config(*plan, plan_opts, &plan_cfg); }
+  bool configure() override { return apply_config(*plan, plan_opts, &plan_cfg, nullptr, &target_version); }
   int run(const std::vector<std::string>& args) override {
-    return run_recorded(plan_opts, args, {}, [&](const CommonOptions& o) { return run_plan(o, plan_cfg); });
+    return run_recorded(plan_opts, args, {}, [&](const CommonOptions& o) { return run_plan(o, plan_cfg, target_version); });
   }
 
  private:
   CommonOptions plan_opts;
   PlanOptions plan_cfg;
+  std::string target_version = "3.9";
   CLI::App* plan = nullptr;
 };
 

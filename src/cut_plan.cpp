@@ -21,6 +21,7 @@ std::string_view to_string(Strategy s) {
   switch (s) {
     case Strategy::Bypass: return "bypass";
     case Strategy::LateBind: return "late-bind";
+    case Strategy::Lazy: return "lazy";
     case Strategy::Defer: break;
   }
   return "defer";
@@ -136,10 +137,15 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
     c.cuttable = false;
   };
   c.cuttable = true;
+  // In a module-level block only `lazy` can cut it (the local imports would
+  // not know the block's condition): the other rules still decide.
+  const bool only_lazy = st.context == ImportContext::ConditionalIf && options.target_minor >= 15;
   switch (st.context) {
     case ImportContext::ModuleLevel: break;
     case ImportContext::TryExcept: pin("inside try/except at module level"); break;
-    case ImportContext::ConditionalIf: pin("inside a module-level if/for/while/with block"); break;
+    case ImportContext::ConditionalIf:
+      if (!only_lazy) pin("inside a module-level if/for/while/with block");
+      break;
     case ImportContext::TypeCheckingElse: pin("in the else branch of an `if TYPE_CHECKING:`"); break;
     case ImportContext::ClassBody: pin("in a class body (binds a class attribute)"); break;
     case ImportContext::FunctionBody:
@@ -202,6 +208,8 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
     }
     if (!used) return pin("'" + name + "' is never used here: the import may be there for its side effects");
   }
+  c.lazy_eligible = true;
+  if (only_lazy) return pin("inside a module-level if/for/while/with block");
   for (const auto& [fi, names] : functions_importing(fa.facts, c.names))
     functions.insert(fa.facts.functions[fi].qualified_name);
   c.functions.assign(functions.begin(), functions.end());
@@ -447,11 +455,43 @@ void assess_late_binding(const Analysis& a, CandidateStatement& c) {
   std::set<int> lines;
   for (const NameUse* u : late_bound_uses(fa, c)) lines.insert(u->line);
   const double removed = statement_lines(st);
-  late.cost = kCostPerStatementLine * (removed + 1) + 2 * kCostPerStatementLine * static_cast<double>(lines.size()) +
+  late.cost = kCostPerStatementLine * (removed + 1) + kCostChangedLine * static_cast<double>(lines.size()) +
               (fa.source.is_package ? kCostPackageInit : 0.0);
   late.cost_terms = number(removed + 1) + " (statement rewritten) + " + std::to_string(lines.size()) +
                     " x 2 (use lines)";
   if (fa.source.is_package) late.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
+}
+
+// Lazy (Python >= 3.15, PEP 810): `lazy ` in front of a module-level statement
+// that could be deferred: no name it binds is read at import time (not at
+// module level, not in a body that runs while the cycle loads, not by another
+// module's import-time `from here import n`), and every name is used (a lazy
+// import of an unused name would drop its side effects). Annotations are not
+// evaluated when defined from 3.14 (PEP 649), so annotation uses need no
+// TYPE_CHECKING entry; annotations that libraries read at run time pinned the
+// statement already. CPython rejects `lazy` in a try, a function, a class, on
+// a star import and on `from __future__`. One changed line: the cheapest cut,
+// except that a bypass of equal cost is kept (it removes the edge on every
+// Python version).
+void assess_lazy(const Analysis& a, const PlanOptions& options, CandidateStatement& c) {
+  if (options.target_minor < 15 || !c.lazy_eligible) return;
+  const FileAnalysis& fa = a.files[c.file];
+  const ImportStatement& st = fa.facts.imports[c.import];
+  if ((st.context != ImportContext::ModuleLevel && st.context != ImportContext::ConditionalIf) || st.star ||
+      st.is_lazy || (st.is_from && st.module == "__future__"))
+    return;
+  const double cost = kCostChangedLine + (fa.source.is_package ? kCostPackageInit : 0.0);
+  if (c.strategy == Strategy::Bypass && c.cost <= cost) return;
+  c.cuttable = true;
+  c.reason.clear();
+  c.strategy = Strategy::Lazy;
+  c.cost = cost;
+  c.cost_terms = number(kCostChangedLine) + " (statement line changed)";
+  if (fa.source.is_package) c.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
+  c.how = "lazy import: no name it binds is read while the cycle loads; the import runs on first use (PEP 810)";
+  c.bypass.clear();
+  c.functions.clear();
+  c.type_checking.clear();
 }
 
 // The loop of a circular failure: the chain from the hop of the partially
@@ -473,6 +513,7 @@ void add_cut(DeferredImports& d, const CandidateStatement& c) {
   switch (c.strategy) {
     case Strategy::Bypass: d.rebound.insert({c.file, c.import}); break;
     case Strategy::LateBind: d.late.insert({c.file, c.import}); break;
+    case Strategy::Lazy: d.lazified.insert({c.file, c.import}); break;
     case Strategy::Defer: d.moved.insert({c.file, c.import}); break;
   }
 }
@@ -802,6 +843,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
     assess(a, pins, needs, runtime, options, c);
     assess_bypass(a, back, c);
+    assess_lazy(a, options, c);
     if (options.only_failing) assess_late_binding(a, c);
     index[k] = static_cast<int>(plan.candidates.size());
     plan.candidates.push_back(std::move(c));
@@ -938,6 +980,9 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     } else if (c.strategy == Strategy::LateBind) {
       cut["rewritten_to"] = json::array({c.late.statement});
       cut["how"] = c.how;
+    } else if (c.strategy == Strategy::Lazy) {
+      cut["rewritten_to"] = json::array({"lazy " + first_line(st.text)});
+      cut["how"] = c.how;
     }
     cuts.push_back(std::move(cut));
   }
@@ -984,17 +1029,18 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     return static_cast<std::size_t>(
         std::count_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) { return plan.candidates[i].strategy == s; }));
   };
-  const std::size_t bypassed = count(Strategy::Bypass), late = count(Strategy::LateBind);
+  const std::size_t bypassed = count(Strategy::Bypass), late = count(Strategy::LateBind), lazy = count(Strategy::Lazy);
+  const bool mixed = bypassed || late || lazy;
   out << "cyclefix plan" << (plan.only_failing ? " (only failing entry points)" : "") << ": "
       << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s")
       << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
       << ", " << plan.candidates.size()
-      << " statements on them, " << plan.cuts.size() << " to " << (bypassed || late ? "change" : "defer")
-      << (bypassed || late
-              ? " (" + std::to_string(plan.cuts.size() - bypassed - late) + " deferred" +
-                    (bypassed ? ", " + std::to_string(bypassed) + " imported from where the names are defined" : "") +
-                    (late ? ", " + std::to_string(late) + " late-bound" : "") + ")"
-              : std::string())
+      << " statements on them, " << plan.cuts.size() << " to " << (mixed ? "change" : "defer")
+      << (mixed ? " (" + std::to_string(plan.cuts.size() - bypassed - late - lazy) + " deferred" +
+                      (bypassed ? ", " + std::to_string(bypassed) + " imported from where the names are defined" : "") +
+                      (late ? ", " + std::to_string(late) + " late-bound" : "") +
+                      (lazy ? ", " + std::to_string(lazy) + " made lazy" : "") + ")"
+                : std::string())
       << "; cost " << plan.cost << " (lower bound "
       << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
       << " s)\n";
@@ -1025,6 +1071,8 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
       out << "  " << c.how << "\n";
     } else if (c.strategy == Strategy::LateBind) {
       out << "  becomes: " << c.late.statement << "\n  " << c.how << "\n";
+    } else if (c.strategy == Strategy::Lazy) {
+      out << "  becomes: lazy " << first_line(st.text) << "\n  " << c.how << "\n";
     }
     if (c.strategy == Strategy::Defer && !c.late.refusal.empty()) out << "  no late binding: " << c.late.refusal << "\n";
     if (!c.functions.empty()) {

@@ -36,6 +36,9 @@ struct PlanOptions {
   // Bases and decorators whose annotations libraries read at run time, beyond
   // the defaults: names in those annotations are never moved under TYPE_CHECKING.
   RuntimeAnnotationOptions runtime;
+  // Python 3.<minor> the code must run on (--target-version): from 3.15 a cut
+  // may be made by writing `lazy` in front of the import (PEP 810).
+  int target_minor = 9;
 };
 
 // Cost model (docs/planner.md), in lines of the diff (added + removed) plus
@@ -50,6 +53,8 @@ inline constexpr double kCostPerStatementLine = 1.0;
 inline constexpr double kCostPerFunction = 3.0;
 inline constexpr double kCostPerTypeCheckingEntry = 1.0;
 inline constexpr double kCostPackageInit = 2.0;
+// A line changed in place (removed and added).
+inline constexpr double kCostChangedLine = 2.0;
 
 // How a cut breaks its edges.
 enum class Strategy {
@@ -59,6 +64,10 @@ enum class Strategy {
   // names through it where they are used, all in functions (late_binding). The
   // edge stays (a cycle is left, harmless); the import can no longer fail.
   LateBind,
+  // Python >= 3.15: `lazy ` in front of the module-level statement (PEP 810), when
+  // no name it binds is read at import time: the import runs on first use, after
+  // the cycle has loaded (lazy_import).
+  Lazy,
 };
 std::string_view to_string(Strategy s);
 
@@ -98,6 +107,7 @@ struct CandidateStatement {
   double defer_cost = 0;                  // what deferring would cost (0: it cannot be deferred)
   std::string cost_terms;                 // how `cost` adds up, e.g. "1 (statement line) + 2 x 3 (functions)"
   LateBinding late;                       // --only-failing: the late-binding alternative to deferring
+  bool lazy_eligible = false;             // no name is read at import time: `lazy` may cut it (target >= 3.15)
 };
 
 // Entry points the simulator predicts to fail with a circular import, per entry mode.

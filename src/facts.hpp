@@ -142,6 +142,9 @@ struct Event {
   bool conditional = false;
   // Use only: the name is bound by an import inside the same function body.
   bool local = false;
+  // Use only: inside an annotation evaluated when its definition runs
+  // (NameUse::eager); Python 3.14+ evaluates it on first access instead (PEP 649).
+  bool annotation = false;
   // Inside the body of a `try` whose handlers catch ImportError or
   // AttributeError (innermost such try): the last line of that body, where a
   // caught failure resumes after the handler, and which of the two they catch

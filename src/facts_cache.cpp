@@ -365,6 +365,7 @@ void fields(IO& io, S& e)
   io(e.guarded);
   io(e.conditional);
   io(e.local);
+  io(e.annotation);
   io(e.try_end);
   io(e.catches);
   io(e.guard);
@@ -495,7 +496,7 @@ static_assert(field_count<NameUse>() == 13, "NameUse changed: update fields() in
 static_assert(field_count<Definition>() == 4, "Definition changed: update fields() in facts_cache.cpp");
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
-static_assert(field_count<Event>() == 10, "Event changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Event>() == 11, "Event changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ClassInfo>() == 5, "ClassInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");

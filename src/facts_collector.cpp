@@ -500,10 +500,11 @@ class Collector {
   std::string text(TSNode n) const { return std::string(ts::text(n, src_)); }
   std::string_view own(std::string s) { return owned_.emplace_front(std::move(s)); }
 
-  void emit(const Ctx& ctx, Event::Kind kind, std::string name, int line, int import = -1) {
-    if (ctx.type_checking || ctx.main_guard) return;
+  // Returns whether the event was recorded (current_events().back()).
+  bool emit(const Ctx& ctx, Event::Kind kind, std::string name, int line, int import = -1) {
+    if (ctx.type_checking || ctx.main_guard) return false;
     int sink = sinks_.back();
-    if (sink == -2) return;
+    if (sink == -2) return false;
     Event e;
     e.kind = kind;
     e.name = std::move(name);
@@ -516,6 +517,7 @@ class Collector {
     // Inside a function, an if/elif/else or try body may not run when the function does.
     e.conditional = (ctx.deferred && ctx.conditional) || ctx.if_branch;
     current_events().push_back(std::move(e));
+    return true;
   }
 
   // "f", "a.b.f" for identifier/attribute chains of identifiers; "" otherwise.
@@ -1119,8 +1121,10 @@ class Collector {
     // Attribute reads (`mod.attr`) can fail on a partial module; a bare name can
     // fail only when it reifies a lazy import (PEP 810), which the simulator
     // decides (imports become lazy by `lazy`, `__lazy_modules__` or entry mode).
-    if (u.kind != UseKind::Annotation || u.eager)
-      emit(ctx, Event::Kind::Use, u.dotted, line);
+    if (u.kind != UseKind::Annotation || u.eager) {
+      if (emit(ctx, Event::Kind::Use, u.dotted, line) && u.kind == UseKind::Annotation)
+        current_events().back().annotation = true;
+    }
     u.line = line;
     u.begin = ts_node_start_byte(id);
     u.end = ts_node_end_byte(id);

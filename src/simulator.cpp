@@ -69,7 +69,12 @@ bool is_leaf(const Analysis& a, const DynamicImport& d) {
 
 // False for an event under an `if` the target interpreter does not take
 // (`if sys.platform == "win32":` on Linux).
+// An annotation evaluated when its definition runs, on 3.14+ (PEP 649), does not run either.
 bool runs_on_target(const FileAnalysis& fa, const Event& e) {
+  if (e.annotation) {
+    const SimulationTarget& t = simulation_target();
+    if (t.major > 3 || (t.major == 3 && t.minor >= 14)) return false;
+  }
   return e.guard < 0 || static_cast<std::size_t>(e.guard) >= fa.facts.guards.size() ||
          evaluate_guard(fa.facts.guards[e.guard], simulation_target());
 }
@@ -1111,7 +1116,7 @@ class Interpreter {
       return std::nullopt;
     }
     const ImportModules& mods = cx_->events.import_modules(file, e.import);
-    if (function < 0 && binds_lazily(st)) {
+    if (function < 0 && binds_lazily(st, cx_->deferred.is_lazified(file, e.import))) {
       // PEP 810: the names are bound to proxies; nothing is imported until one is read.
       ModuleState& here = sys_modules_.at(fa.module);
       for (std::size_t i = 0; i < st.names.size(); ++i) {
@@ -1235,8 +1240,9 @@ class Interpreter {
   // PEP 810. Whether module-level statement `st` binds lazily: written `lazy`
   // (or named in __lazy_modules__), or, in lazy entry (`-X lazy_imports=all`),
   // any module-level import outside a try, a class body and a star import.
-  bool binds_lazily(const ImportStatement& st) const {
-    if (st.is_lazy) return true;
+  // `lazified`: a cut the plan makes by writing `lazy` in front of it.
+  bool binds_lazily(const ImportStatement& st, bool lazified) const {
+    if (st.is_lazy || lazified) return true;
     if (cx_->mode != EntryMode::Lazy || st.star) return false;
     switch (st.context) {
       case ImportContext::ModuleLevel:
@@ -1613,7 +1619,7 @@ SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, Ent
   // cycle: worth it when many entries share it, not for the planner's
   // single-entry checks.
   Settled settled;
-  const bool lazy = mode == EntryMode::Lazy || has_lazy_imports(a);
+  const bool lazy = mode == EntryMode::Lazy || !deferred.lazified.empty() || has_lazy_imports(a);
   if (lazy) plain.disable();
   if (todo.size() >= skip_threshold.load() && !lazy) {
     cx.settled = &settled;

@@ -85,12 +85,15 @@ struct DeferredImports {
   std::set<std::pair<int, int>> moved;    // do not run at import time
   std::set<std::pair<int, int>> rebound;  // run, bind their names, run no first-party body
   std::set<std::pair<int, int>> late;     // run the module's body, bind the module, read no name from it
-  bool empty() const { return moved.empty() && rebound.empty() && late.empty(); }
+  std::set<std::pair<int, int>> lazified; // `lazy` written in front (PEP 810): bind proxies, import on first read
+  bool empty() const { return moved.empty() && rebound.empty() && late.empty() && lazified.empty(); }
   void clear() {
     moved.clear();
     rebound.clear();
     late.clear();
+    lazified.clear();
   }
+  bool is_lazified(int file, int import) const { return !lazified.empty() && lazified.count({file, import}); }
   bool is_late(int file, int import) const { return !late.empty() && late.count({file, import}); }
   bool is_moved(int file, int import) const { return !moved.empty() && moved.count({file, import}); }
   // Moved or rebound: the statement runs no first-party module body.

@@ -624,3 +624,109 @@ TEST(CutPlan, ExplainNamesTheSimulatorsAssumptions) {
             std::string::npos)
       << out.str();
 }
+
+// PEP 810: with a 3.15 target a cut may be `lazy` in front of the statement,
+// where CPython accepts it and no name is read at import time.
+namespace {
+
+PlanOptions target(int minor) {
+  PlanOptions o;
+  o.target_minor = minor;
+  return o;
+}
+
+const std::string kLazyPartner = "from p.a import X\nLIMIT = X + 1\ndef helper():\n    return 1\n";
+
+}  // namespace
+
+TEST(CutPlanLazy, OnlyFromPython315) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"p/__init__.py", ""},
+      {"p/a.py", "from p.b import helper\nX = 1\ndef f() -> int:\n    return helper()\n"},
+      {"p/b.py", kLazyPartner},
+  };
+  auto old = plan_of(files, target(14));
+  ASSERT_EQ(cut_sites(old), std::vector<std::string>{"p/a.py:1"});
+  EXPECT_EQ(old.plan.candidates[old.plan.cuts[0]].strategy, Strategy::Defer);
+  auto p = plan_of(files, target(15));
+  ASSERT_EQ(cut_sites(p), std::vector<std::string>{"p/a.py:1"});
+  const CandidateStatement& c = p.plan.candidates[p.plan.cuts[0]];
+  EXPECT_EQ(c.strategy, Strategy::Lazy);
+  EXPECT_EQ(c.cost, kCostChangedLine);
+  EXPECT_TRUE(c.functions.empty());
+  EXPECT_TRUE(c.type_checking.empty());
+}
+
+TEST(CutPlanLazy, AnnotationUsesNeedNoTypeCheckingEntry) {
+  auto p = plan_of({{"p/__init__.py", ""},
+                    {"p/a.py", "from p.b import helper\nX = 1\ndef f(h: helper) -> None:\n    pass\n"},
+                    {"p/b.py", kLazyPartner}},
+                   target(15));
+  const CandidateStatement* c = candidate(p, "p/a.py", 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->cuttable);
+  EXPECT_EQ(c->strategy, Strategy::Lazy);
+}
+
+TEST(CutPlanLazy, RefusedWhereCPythonRejectsItOrANameIsReadAtImport) {
+  // In a try: a SyntaxError in 3.15 (and pinned for deferral too).
+  auto in_try = plan_of({{"p/__init__.py", ""},
+                         {"p/a.py", "try:\n    from p.b import helper\nexcept ImportError:\n    helper = None\n"
+                                    "X = 1\ndef f():\n    return helper()\n"},
+                         {"p/b.py", kLazyPartner}},
+                        target(15));
+  const CandidateStatement* c = candidate(in_try, "p/a.py", 2);
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->cuttable);
+  // Read at module level: a lazy import would be reified on the spot.
+  auto read = plan_of({{"p/__init__.py", ""},
+                       {"p/a.py", "from p.b import helper\nX = 1\nY = helper()\n"},
+                       {"p/b.py", kLazyPartner}},
+                      target(15));
+  c = candidate(read, "p/a.py", 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->cuttable);
+  EXPECT_NE(c->reason.find("used at import time"), std::string::npos) << c->reason;
+  // Never used: the import may be there for its side effects, which lazy would drop.
+  auto unused = plan_of({{"p/__init__.py", ""}, {"p/a.py", "from p.b import helper\nX = 1\n"}, {"p/b.py", kLazyPartner}},
+                        target(15));
+  c = candidate(unused, "p/a.py", 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->cuttable);
+}
+
+TEST(CutPlanLazy, AModuleLevelBlockCanOnlyBeCutByLazy) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"p/__init__.py", ""},
+      {"p/a.py", "import sys\nif sys:\n    from p.b import helper\nX = 1\ndef f():\n    return helper()\n"},
+      {"p/b.py", kLazyPartner},
+  };
+  const CandidateStatement* c = nullptr;
+  auto old = plan_of(files, target(14));
+  c = candidate(old, "p/a.py", 3);
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->cuttable);
+  EXPECT_NE(c->reason.find("module-level if"), std::string::npos) << c->reason;
+  auto p = plan_of(files, target(15));
+  c = candidate(p, "p/a.py", 3);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->cuttable);
+  EXPECT_EQ(c->strategy, Strategy::Lazy);
+}
+
+// The simulator runs a lazified cut as CPython 3.15 runs `lazy from ...`: the
+// names are proxies until read, so the loop's failure is gone.
+TEST(CutPlanLazy, SimulatorRunsALazifiedCutAsLazy) {
+  auto p = plan_of({{"p/__init__.py", ""},
+                    {"p/a.py", "from p.b import helper\nX = 1\ndef f():\n    return helper()\n"},
+                    {"p/b.py", kLazyPartner}},
+                   target(15));
+  ASSERT_EQ(p.plan.cuts.size(), 1u);
+  const CandidateStatement& c = p.plan.candidates[p.plan.cuts[0]];
+  DeferredImports d;
+  d.lazified.insert({c.file, c.import});
+  for (EntryMode m : {EntryMode::Normal, EntryMode::Bare}) {
+    EXPECT_GT(simulate(p.a, m).failing(), 0u) << to_string(m);
+    EXPECT_EQ(simulate(p.a, m, {}, d).failing(), 0u) << to_string(m);
+  }
+}

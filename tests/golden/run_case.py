@@ -12,6 +12,9 @@ expected.github / expected.gitlab). Then the invariants every case must keep:
     still does, and every module that failed with a circular import now imports,
     in both entry modes (`cyclefix verify --entry both`); a case lists in
     `still_failing` ("MODE MODULE" lines) the failures on loops no cut may break.
+    A case whose --target-version is newer than python3 is checked with
+    --python315 (normal, bare and lazy entry: `verify --entry all`) when it is
+    3.15 or older, and skipped with a message otherwise.
 
 Expected files are rewritten only with CYCLEFIX_UPDATE_GOLDEN=1; read the
 change before committing it.
@@ -73,8 +76,8 @@ def tree(root):
     return out
 
 
-def circular(cyclefix, cwd, args):
-    p = run([cyclefix, "verify", "input", "--entry", "both", "--json", "-"] + args, cwd, check_rc=(0, 1))
+def circular(cyclefix, cwd, args, entry="both"):
+    p = run([cyclefix, "verify", "input", "--entry", entry, "--json", "-"] + args, cwd, check_rc=(0, 1))
     j = json.loads(p.stdout)
     res = {}
     for r in j["runs"]:
@@ -89,6 +92,7 @@ def main():
     ap.add_argument("--plan", action="store_true", help="with CYCLEFIX_UPDATE_GOLDEN=1: also write expected.plan")
     ap.add_argument("--formats", action="store_true",
                     help="with CYCLEFIX_UPDATE_GOLDEN=1: also write expected.github and expected.gitlab")
+    ap.add_argument("--python315", default="", help="a Python 3.15 for cases with --target-version 3.15")
     ap.add_argument("case")
     o = ap.parse_args()
     cyclefix = os.path.abspath(o.cyclefix)
@@ -139,9 +143,18 @@ def main():
             fail("--apply and the printed diff disagree on: " +
                  ", ".join(sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))))
 
-        # Every file still compiles.
+        # Every file still compiles (with the case's Python 3.15 when it targets 3.15).
+        target = re.search(r"--target-version[ =]3\.(\d+)", " ".join(args))
+        needs_315 = bool(target) and int(target.group(1)) >= 15
+        python315 = os.path.abspath(o.python315) if o.python315 else ""
+        if needs_315 and python315 and os.access(python315, os.X_OK):
+            sources = [os.path.join(work, rel) for rel in sorted(a) if rel.endswith(".py")]
+            p = run([python315, "-c", "import sys\nfor f in sys.argv[1:]: compile(open(f, 'rb').read(), f, 'exec')"]
+                    + sources, tmp)
+            if p.returncode != 0:
+                fail(f"the rewrite does not compile with {python315}:\n{p.stderr.decode(errors='replace')}")
         for rel in sorted(a):
-            if rel.endswith(".py"):
+            if rel.endswith(".py") and not needs_315:
                 src = a[rel]
                 try:
                     compile(src, rel, "exec", dont_inherit=True)
@@ -156,18 +169,25 @@ def main():
         # Where modules failed with a circular import, none fails now. Only with
         # a python3 at least as new as --target-version: older interpreters
         # evaluate annotations the target leaves unquoted.
-        target = re.search(r"--target-version[ =]3\.(\d+)", " ".join(args))
         py_minor = None
-        if shutil.which("python3"):
-            py_minor = int(run(["python3", "-c", "import sys; print(sys.version_info[1])"], tmp).stdout)
+        python, entry = "python3", "both"
+        if needs_315:
+            python = python315 if python315 and os.access(python315, os.X_OK) else None
+            if python is None:
+                print(f"ok (import check skipped: no Python 3.15 given with --python315; tools/install_py315.sh)")
+                return
+            entry = "all"
+        if python and shutil.which(python):
+            py_minor = int(run([python, "-c", "import sys; print(sys.version_info[1])"], tmp).stdout)
         if target and py_minor is not None and py_minor < int(target.group(1)):
-            print(f"ok (import check skipped: python3 is 3.{py_minor}, target 3.{target.group(1)})")
+            print(f"ok (import check skipped: {python} is 3.{py_minor}, target 3.{target.group(1)})")
             return
         if py_minor is not None:
             orig = os.path.join(tmp, "original")
             shutil.copytree(os.path.join(case, "input"), os.path.join(orig, "input"), symlinks=True)
-            was = circular(cyclefix, orig, [])
-            now = circular(cyclefix, work, [])
+            py_args = [] if python == "python3" else ["--python", python]
+            was = circular(cyclefix, orig, py_args, entry)
+            now = circular(cyclefix, work, py_args, entry)
             # still_failing: "MODE MODULE" lines, circular failures on a loop no cut may break.
             still_file = os.path.join(case, "still_failing")
             still = set()
@@ -179,7 +199,8 @@ def main():
             if bad:
                 fail("modules that do not import after the rewrite: " + "; ".join(bad))
             fixed = sum(1 for k, v in was.items() if v == "circular" and now.get(k) == "ok")
-            print(f"ok ({fixed} circular entry point(s) fixed, nothing newly failing, checked with python3)")
+            print(f"ok ({fixed} circular entry point(s) fixed, nothing newly failing, checked with {python}, "
+                  f"entry {entry})")
             return
     print("ok")
 

@@ -399,6 +399,10 @@ def main():
         compare_reach.fail("%s is not a directory" % args.golden)
     case_dirs = [os.path.join(args.golden, n) for n in sorted(os.listdir(args.golden))
                  if os.path.isdir(os.path.join(args.golden, n, "input"))]
+    minor = compare_reach.python_minor(args.python)
+    for d in [d for d in case_dirs if compare_reach.target_too_new(d, minor)]:
+        print("%s: skipped (its --target-version is newer than %s)" % (os.path.basename(d), args.python))
+        case_dirs.remove(d)
     if not case_dirs:
         compare_reach.fail("no DIR/*/input in %s" % args.golden)
     modes = ["bare", "normal"] if args.entry == "both" else [args.entry]

@@ -446,6 +446,25 @@ def compare_mode(case, model, runs, show):
     }
 
 
+def python_minor(python):
+    """The minor version of interpreter `python` (3.<minor>)."""
+    if python == sys.executable:
+        return sys.version_info[1]
+    out = subprocess.run([python, "-c", "import sys; print(sys.version_info[1])"], capture_output=True, text=True)
+    return int(out.stdout)
+
+
+def target_too_new(case_dir, python_minor):
+    """Whether the case's --target-version (its args file) is newer than Python
+    3.<python_minor>: its rewritten tree may use syntax that interpreter rejects
+    (`lazy import`, 3.15). The case's input tree is still traced."""
+    args_file = os.path.join(case_dir, "args")
+    if not os.path.exists(args_file):
+        return False
+    m = re.search(r"--target-version[ =]3\.(\d+)", open(args_file).read())
+    return bool(m) and int(m.group(1)) > python_minor
+
+
 def apply_expected_diff(case_dir, dest):
     """dest/input = case_dir/input with case_dir/expected.diff applied; its path, or
     None when the case has no diff."""
@@ -600,7 +619,10 @@ def main():
             inp = os.path.join(args.golden, name, "input")
             if os.path.isdir(inp):
                 cases.append({"name": name, "root": os.path.realpath(inp)})
-                fixed = args.golden_fixed and apply_expected_diff(
+                too_new = target_too_new(os.path.join(args.golden, name), python_minor(args.python))
+                if args.golden_fixed and too_new:
+                    print("%s+fix: skipped (its --target-version is newer than %s)" % (name, args.python))
+                fixed = args.golden_fixed and not too_new and apply_expected_diff(
                     os.path.join(args.golden, name), os.path.join(work, "fixed", name))
                 if fixed:
                     cases.append({"name": name + "+fix", "root": os.path.realpath(fixed)})

@@ -1,0 +1,11 @@
+from p.a import X
+
+LIMIT = X + 1
+
+
+def helper(x):
+    return x
+
+
+class Thing:
+    pass

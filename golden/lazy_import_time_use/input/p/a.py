@@ -1,0 +1,7 @@
+from p.b import BASE
+
+X = 1
+
+
+class Child(BASE):
+    pass

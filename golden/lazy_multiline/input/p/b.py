@@ -1,0 +1,10 @@
+from p.a import X
+
+print(X)
+
+
+def helper(x):
+    return x
+
+
+other = 2
