@@ -64,23 +64,26 @@ std::string compact_loop_text(const Analysis& a, const std::vector<ModuleId>& lo
 
 }  // namespace
 
+std::string loop_note(const Analysis& a, const std::vector<ModuleId>& loop, std::string_view label,
+                      std::size_t width, std::size_t more) {
+  std::string note = std::string(label) + "import cycle " + loop_text(a, loop);
+  if (note.size() > width) note = std::string(label) + "import cycle " + compact_loop_text(a, loop);
+  if (more) note += " (and " + std::to_string(more) + " more loop" + (more > 1 ? "s" : "") + ")";
+  return note;
+}
+
 std::string cycle_note_text(const RewriteInput& in, std::string_view label, std::size_t width) {
   std::vector<ModuleId> best;
   const auto loops = loops_through(in.analysis, in.cycles, in.cut);
   for (const auto& loop : loops)
     if (best.empty() || loop.size() < best.size()) best = loop;
-  std::string note(label);
-  if (best.empty()) return note + "breaks an import cycle";
+  if (best.empty()) return std::string(label) + "breaks an import cycle";
   // Rotate the loop (first == last) to start at this module.
   best.pop_back();
   auto at = std::find(best.begin(), best.end(), in.file.module);
   if (at != best.end()) std::rotate(best.begin(), at, best.end());
   best.push_back(best.front());
-  note += "import cycle " + loop_text(in.analysis, best);
-  if (note.size() > width) note = std::string(label) + "import cycle " + compact_loop_text(in.analysis, best);
-  if (loops.size() > 1)
-    note += " (and " + std::to_string(loops.size() - 1) + " more loop" + (loops.size() > 2 ? "s" : "") + ")";
-  return note;
+  return loop_note(in.analysis, best, label, width, loops.size() - 1);
 }
 
 void cycle_note(const RewriteInput& in, AtomicChange& change) {

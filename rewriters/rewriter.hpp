@@ -81,6 +81,18 @@ inline constexpr std::size_t kFullNoteWidth = 88;
 // rotated to start at the cut's module; the compact form (shared package
 // prefix dropped, dots as '/') when the full one is longer than `width`.
 std::string cycle_note_text(const RewriteInput& in, std::string_view label, std::size_t width);
+// The same for a given loop (first == last, starting where the note sits);
+// `more`: other loops the change breaks, said as "(and N more loops)".
+std::string loop_note(const Analysis& a, const std::vector<ModuleId>& loop, std::string_view label,
+                      std::size_t width, std::size_t more = 0);
+
+// --prefer-lazy (not a cut: no rewriter-table entry; src/rewrite.cpp calls it per
+// file): the edits that remove the hoists' local imports (and the TYPE_CHECKING
+// imports they make redundant) and write their module-level `lazy` statements.
+// False, with *error, when they cannot be placed.
+bool hoist_lazy(const Analysis& a, const FileAnalysis& fa, std::string_view source,
+                const std::vector<const LazyHoist*>& hoists, const RewriteOptions& options, std::vector<Edit>& edits,
+                std::string* error);
 
 // Shared by the rewriters: the statement `st` reduced to the aliases that bind
 // one of `names` (the original text, verbatim, when it keeps all of them).

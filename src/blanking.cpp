@@ -76,12 +76,34 @@ long template_prefix(std::string_view s, std::size_t i) {
   return static_cast<long>(begin);
 }
 
+// A format spec that starts with `=` in an f-string replacement field
+// (`f"{x:=}"`, `f"{x:=^9}"`: fill/align `=`), which the grammar reads as the
+// walrus operator: `:=` at `i` whose field opens on the same line after an
+// f-string prefix, with no bracket, quote or brace between the `{` and the
+// `:` (an unparenthesised `:=` there is always a format spec; a real walrus
+// in a replacement field needs parentheses). The `=` becomes `<` (another
+// alignment), confirmed where a format_specifier starts at the `:`.
+bool format_spec_walrus(std::string_view s, std::size_t i) {
+  std::size_t b = i;
+  while (b > 0 && std::string_view("{}()[]\"'\n\\").find(s[b - 1]) == std::string_view::npos) --b;
+  if (b == 0 || s[b - 1] != '{' || b == i) return false;
+  if (b >= 2 && s[b - 2] == '{') return false;  // `{{` is a literal brace
+  const std::size_t line = s.rfind('\n', b - 1);
+  for (std::size_t q = (line == std::string_view::npos ? 0 : line + 1); q + 1 < b; ++q)
+    if (string_quote(s[q + 1]) &&
+        (s[q] == 'f' || s[q] == 'F' || ((s[q] == 'r' || s[q] == 'R') && q > 0 && (s[q - 1] == 'f' || s[q - 1] == 'F'))))
+      return true;
+  return false;
+}
+
 // One replacement: `len` bytes at `at` become `filler`; confirmed when a node
 // of the construct's type starts at `confirm_at`.
 struct Blank {
+  enum class Kind { Lazy, TemplatePrefix, FormatSpec };
   uint32_t at = 0;
   uint32_t confirm_at = 0;
-  bool lazy = false;  // a `lazy` keyword (else a template prefix)
+  Kind kind = Kind::Lazy;
+  bool lazy() const { return kind == Kind::Lazy; }
 };
 
 }  // namespace
@@ -91,11 +113,14 @@ BlankedParse parse_blanked(TSParser* parser, std::string_view source) {
   std::vector<Blank> blanks;
   for (std::size_t i = source.find("lazy"); i != std::string_view::npos; i = source.find("lazy", i + 4))
     if (std::size_t k = candidate_keyword(source, i))
-      blanks.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(k), true});
+      blanks.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(k), Blank::Kind::Lazy});
   for (std::size_t i = source.find_first_of("tT"); i != std::string_view::npos; i = source.find_first_of("tT", i + 1))
     if (i + 1 < source.size() && (string_quote(source[i + 1]) || source[i + 1] == 'r' || source[i + 1] == 'R'))
       if (long b = template_prefix(source, i); b >= 0)
-        blanks.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(b), false});
+        blanks.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(b), Blank::Kind::TemplatePrefix});
+  for (std::size_t i = source.find(":="); i != std::string_view::npos; i = source.find(":=", i + 2))
+    if (format_spec_walrus(source, i))
+      blanks.push_back({static_cast<uint32_t>(i + 1), static_cast<uint32_t>(i), Blank::Kind::FormatSpec});
   if (blanks.empty()) {
     out.tree = ts::parse(parser, source);
     return out;
@@ -108,11 +133,14 @@ BlankedParse parse_blanked(TSParser* parser, std::string_view source) {
   // reads nothing.
   static constexpr char kLazyFiller[] = "0;  ";
   auto put = [&](std::string& text, const Blank& b) {
-    if (b.lazy) text.replace(b.at, 4, kLazyFiller, 4);
-    else text[b.at] = text[b.at] == 't' ? 'f' : 'F';
+    switch (b.kind) {
+      case Blank::Kind::Lazy: text.replace(b.at, 4, kLazyFiller, 4); break;
+      case Blank::Kind::TemplatePrefix: text[b.at] = text[b.at] == 't' ? 'f' : 'F'; break;
+      case Blank::Kind::FormatSpec: text[b.at] = '<'; break;
+    }
   };
   auto put_back = [&](std::string& text, const Blank& b) {
-    if (b.lazy) text.replace(b.at, 4, "lazy");
+    if (b.lazy()) text.replace(b.at, 4, "lazy");
     else text[b.at] = source[b.at];
   };
   std::string blanked(source);
@@ -125,9 +153,14 @@ BlankedParse parse_blanked(TSParser* parser, std::string_view source) {
     out.tree = ts::parse(parser, blanked);
     TSNode root = ts_tree_root_node(out.tree.get());
     auto rejected = std::stable_partition(blanks.begin(), blanks.end(), [&](const Blank& b) {
-      return b.lazy ? node_starts_at(root, b.confirm_at, {"import_statement", "import_from_statement",
-                                                           "future_import_statement"})
-                    : node_starts_at(root, b.confirm_at, {"string"});
+      switch (b.kind) {
+        case Blank::Kind::Lazy:
+          return node_starts_at(root, b.confirm_at,
+                                {"import_statement", "import_from_statement", "future_import_statement"});
+        case Blank::Kind::TemplatePrefix: return node_starts_at(root, b.confirm_at, {"string"});
+        case Blank::Kind::FormatSpec: return node_starts_at(root, b.confirm_at, {"format_specifier"});
+      }
+      return false;
     });
     bool reparse = false;
     for (auto it = rejected; it != blanks.end(); ++it) {
@@ -138,7 +171,7 @@ BlankedParse parse_blanked(TSParser* parser, std::string_view source) {
     if (!reparse) break;
   }
   for (const Blank& b : blanks)
-    if (b.lazy) out.keywords.push_back({b.at, b.confirm_at});
+    if (b.lazy()) out.keywords.push_back({b.at, b.confirm_at});
   return out;
 }
 

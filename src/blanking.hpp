@@ -13,6 +13,9 @@
 // - PEP 750's template strings (`t"..."`, `rt'...'`, Python 3.14): the `t`
 //   prefix becomes `f` (same interpolation syntax), confirmed where a string
 //   starts at the prefix.
+// - A format spec starting with `=` (`f"{x:=}"`, `f"{x:=^9}"`, fill/align
+//   `=`), which tree-sitter-python 0.23.6 reads as a walrus: the `=` becomes
+//   `<`, confirmed where a format_specifier starts at the `:`.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +39,7 @@ struct BlankedParse {
 };
 
 // Parses `source`, reading the constructs above. Without the bytes "lazy",
-// `t'`/`t"` (either case) in the source this is one plain parse.
+// `t'`/`t"` (either case) and `:=` in the source this is one plain parse.
 BlankedParse parse_blanked(TSParser* parser, std::string_view source);
 
 // The accepted keyword whose statement starts at `statement_begin`, or null.

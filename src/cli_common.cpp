@@ -82,6 +82,7 @@ bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po, Rewrit
   if (po) {
     if (c.only_failing && unset("--only-failing")) po->only_failing = *c.only_failing;
     if (c.allow_init_cuts && unset("--allow-init-cuts")) po->allow_init_cuts = *c.allow_init_cuts;
+    if (c.prefer_lazy && unset("--prefer-lazy")) po->prefer_lazy = *c.prefer_lazy;
     if (c.time_limit_s && unset("--time-limit")) po->time_limit_s = *c.time_limit_s;
     if (c.runtime_evaluated_base_classes) po->runtime.base_classes = *c.runtime_evaluated_base_classes;
     if (c.runtime_evaluated_decorators) po->runtime.decorators = *c.runtime_evaluated_decorators;
@@ -191,6 +192,12 @@ void simulate_at_least(int minor) {
   t.major = 3;
   t.minor = minor;
   set_simulation_target(t);
+}
+
+bool check_prefer_lazy(const PlanOptions& po) {
+  if (!po.prefer_lazy || po.target_minor >= 15) return true;
+  std::cerr << "cyclefix: --prefer-lazy writes `lazy` imports (PEP 810): it needs --target-version 3.15 or later\n";
+  return false;
 }
 
 bool apply_simulation_target() {

@@ -80,6 +80,9 @@ int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, s
 // (with a message) when --python-version is not of the form 3.N.
 bool apply_simulation_target();
 
+// --prefer-lazy only with a 3.15+ target; false, with a message, otherwise.
+bool check_prefer_lazy(const PlanOptions& po);
+
 // --target-version 3.<minor> is the oldest Python the code runs on: simulate at
 // least that version (annotations, `lazy`) unless --python-version says otherwise.
 void simulate_at_least(int minor);

@@ -128,6 +128,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   PlanOptions guarded = po;
   guarded.before = &before_sim;
   guarded.target_minor = ro.target_minor;
+  if (!check_prefer_lazy(guarded)) return kExitError;
   CutPlan plan = plan_cuts(a, r, guarded);
   progress.clear();
   // The JSON report is only built when asked for: on large trees it costs as much as the analysis.
@@ -144,16 +145,18 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   for (const auto& p : rw.problems)
     std::cerr << p.file << (p.line ? ":" + std::to_string(p.line) : "") << ": " << p.message << "\n";
 
-  std::size_t functions = 0, local_imports = 0, tc = 0;
+  std::size_t functions = 0, local_imports = 0, tc = 0, hoisted = 0;
   nlohmann::json files = nlohmann::json::array();
   for (const FileRewrite& fr : rw.files) {
     functions += fr.functions;
     local_imports += fr.local_imports;
     tc += fr.type_checking_entries;
+    hoisted += fr.hoisted_imports;
     const std::string& display = a.files[fr.file].source.display;
     files.push_back({{"file", display}, {"cuts", fr.cuts.size()}, {"local_imports", fr.local_imports},
                      {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
-                     {"quoted_annotations", fr.quoted_annotations}});
+                     {"quoted_annotations", fr.quoted_annotations}, {"lazy_hoists", fr.lazy_hoists},
+                     {"hoisted_imports", fr.hoisted_imports}});
     if ((f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout)
       std::cout << unified_diff(fr.before, fr.after, display);
   }
@@ -178,7 +181,9 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
             << "; " << rw.cuts_applied << " of "
             << plan.cuts.size() << " cut(s) made in " << rw.files.size() << " file(s): " << local_imports
             << " local import(s) in " << functions << " function(s), " << tc << " TYPE_CHECKING entr"
-            << (tc == 1 ? "y" : "ies") << "; failing entry points (predicted) normal " << before.first << " -> "
+            << (tc == 1 ? "y" : "ies")
+            << (hoisted ? "; " + std::to_string(hoisted) + " local import(s) made module-level lazy" : "")
+            << "; failing entry points (predicted) normal " << before.first << " -> "
             << after.first << ", bare " << before.second << " -> " << after.second << "; "
             << after_r.components.size() << " import cycle(s) left\n";
   for (const auto& r2 : regressions)
@@ -240,6 +245,9 @@ class FixCommand final : public Command {
                    "cut may be a `lazy` import)");
     app.add_flag("--allow-init-cuts,!--no-allow-init-cuts", fix_plan.allow_init_cuts,
                  "Allow deferring imports in package __init__.py files (public API by default)");
+    app.add_flag("--prefer-lazy,!--no-prefer-lazy", fix_plan.prefer_lazy,
+                 "With --target-version 3.15+: local imports kept local to avoid a cycle become module-level "
+                 "`lazy` imports where safe");
     app.add_flag("--only-failing,!--no-only-failing", fix_plan.only_failing,
                  "Only break the cycles through which some entry point fails in the simulator; harmless cycles stay");
     app.add_option("--time-limit", fix_plan.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");

@@ -14,6 +14,7 @@ namespace {
 int run_plan(const CommonOptions& o, PlanOptions po, const std::string& target_version) {
   if (!parse_target_version(target_version, &po.target_minor)) return kExitError;
   simulate_at_least(po.target_minor);
+  if (!check_prefer_lazy(po)) return kExitError;
   Progress progress(Progress::wanted(o.quiet));
   Analysis a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
@@ -42,6 +43,9 @@ class PlanCommand final : public Command {
     plan->add_option("--select", plan_cfg.select,
                      "Only plan the cycles holding a module that matches this glob, e.g. 'pkg.db.*' (repeatable)");
     plan->add_flag("!--no-exact", plan_cfg.exact, "Use the heuristic only (no integer program)");
+    plan->add_flag("--prefer-lazy,!--no-prefer-lazy", plan_cfg.prefer_lazy,
+                   "With --target-version 3.15+: local imports kept local to avoid a cycle become module-level "
+                   "`lazy` imports where safe");
     plan->add_option("--target-version", target_version,
                      "Oldest Python the code runs on (default 3.9; from 3.15 a cut may be a `lazy` import)");
   }

@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kTable = "[tool.cyclefix]";
 constexpr std::string_view kKnownKeys =
-    "roots, exclude, target-version, only-failing, allow-init-cuts, time-limit, note, noqa, "
+    "roots, exclude, target-version, only-failing, allow-init-cuts, prefer-lazy, time-limit, note, noqa, "
     "runtime-evaluated-base-classes, runtime-evaluated-decorators";
 
 std::string_view type_name(const toml::node& n) {
@@ -81,6 +81,8 @@ class TableReader {
         }
       } else if (key == "only-failing") {
         flag(v, out_->only_failing);
+      } else if (key == "prefer-lazy") {
+        flag(v, out_->prefer_lazy);
       } else if (key == "allow-init-cuts") {
         flag(v, out_->allow_init_cuts);
       } else if (key == "runtime-evaluated-base-classes") {

@@ -903,6 +903,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   rest.finish();
   for (const auto& comp : cyclic_components(rest))
     if (!skipped[comp.front()]) ++plan.remaining_cycles;
+  if (options.prefer_lazy && options.target_minor >= 15) plan.hoists = plan_lazy_hoists(a, &plan.kept_local);
   return plan;
 }
 
@@ -1021,7 +1022,27 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     summary["failure_loops"] = plan.failure_loops;
     summary["converged"] = plan.converged;
   }
-  return {{"cuts", cuts}, {"uncuttable", uncuttable}, {"plan", summary}};
+  json out = {{"cuts", cuts}, {"uncuttable", uncuttable}, {"plan", summary}};
+  if (!plan.hoists.empty() || !plan.kept_local.empty()) {
+    json hoists = json::array(), kept = json::array();
+    for (const LazyHoist& h : plan.hoists) {
+      const FileAnalysis& fa = a.files[h.file];
+      json lines = json::array();
+      for (int i : h.imports) lines.push_back(fa.facts.imports[i].line);
+      json loop = json::array();
+      for (ModuleId m : h.loop) loop.push_back(a.modules[m].name);
+      hoists.push_back({{"file", fa.source.display}, {"lines", lines}, {"functions", h.functions},
+                        {"statement", h.statement}, {"loop", loop}});
+    }
+    for (const KeptLocal& k : plan.kept_local) {
+      const FileAnalysis& fa = a.files[k.file];
+      kept.push_back({{"file", fa.source.display}, {"line", fa.facts.imports[k.import].line},
+                      {"statement", first_line(fa.facts.imports[k.import].text)}, {"reason", k.reason}});
+    }
+    out["lazy_hoists"] = hoists;
+    out["kept_local"] = kept;
+  }
+  return out;
 }
 
 void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles, const CutPlan& plan) {
@@ -1098,6 +1119,24 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
   }
   for (const auto& loop : plan.unbreakable_loops)
     out << "\nunbreakable: " << loop_text(a, loop) << " (every statement on it is pinned)\n";
+  for (const LazyHoist& h : plan.hoists) {
+    const FileAnalysis& fa = a.files[h.file];
+    out << "\nlazy (--prefer-lazy) " << fa.source.display << ":";
+    for (std::size_t i = 0; i < h.imports.size(); ++i)
+      out << (i ? "," : "") << fa.facts.imports[h.imports[i]].line;
+    out << ": " << h.imports.size() << " local import(s) in";
+    for (const auto& f : h.functions) out << " " << f << "()";
+    out << "\n  becomes, at module level: " << h.statement << "\n";
+    if (!h.loop.empty()) out << "  an eager import would close " << loop_text(a, h.loop) << "\n";
+  }
+  bool kept_header = false;
+  for (const KeptLocal& k : plan.kept_local) {
+    if (!kept_header) out << "\nlocal imports kept local (--prefer-lazy):\n";
+    kept_header = true;
+    const FileAnalysis& fa = a.files[k.file];
+    const ImportStatement& st = fa.facts.imports[k.import];
+    out << "  " << fa.source.display << ":" << st.line << ": " << first_line(st.text) << "\n      " << k.reason << "\n";
+  }
   if (plan.remaining_cycles)
     out << "\n" << plan.remaining_cycles << " import cycle(s) remain after the plan"
         << (plan.only_failing ? " (left alone: --only-failing)" : "") << "\n";

@@ -39,6 +39,9 @@ struct PlanOptions {
   // Python 3.<minor> the code must run on (--target-version): from 3.15 a cut
   // may be made by writing `lazy` in front of the import (PEP 810).
   int target_minor = 9;
+  // --prefer-lazy (target >= 3.15): function-local imports kept local to avoid
+  // a cycle become module-level `lazy` imports where that is safe (LazyHoist).
+  bool prefer_lazy = false;
 };
 
 // Cost model (docs/planner.md), in lines of the diff (added + removed) plus
@@ -110,6 +113,31 @@ struct CandidateStatement {
   bool lazy_eligible = false;             // no name is read at import time: `lazy` may cut it (target >= 3.15)
 };
 
+// --prefer-lazy: function-local imports of one module, in one file, that are
+// local only because the module imports this one back at import time, written
+// once at module level as a `lazy` import (PEP 810) and removed from the
+// functions (rewriters/hoist_lazy.cpp). Nothing reads the names at import
+// time, so the lazy import adds no import-time edge.
+struct LazyHoist {
+  int file = -1;
+  std::vector<int> imports;       // the local import statements it replaces, in source order
+  std::string statement;          // as written at module level, e.g. "lazy from .b import f, g as h"
+  std::vector<std::string> functions;  // qualified names of the functions they are in
+  std::vector<ModuleId> loop;     // importer -> ... -> importer: the cycle a module-level eager import would close
+  std::vector<int> type_checking; // imports under `if TYPE_CHECKING:` of the same names from the same module (removed)
+};
+
+// A local import --prefer-lazy considered (its module imports the file's module
+// back) and left local, with the reason.
+struct KeptLocal {
+  int file = -1;
+  int import = -1;
+  std::string reason;
+};
+
+// The hoists of --prefer-lazy (cut_plan's options.prefer_lazy), in file and line order.
+std::vector<LazyHoist> plan_lazy_hoists(const Analysis& a, std::vector<KeptLocal>* kept);
+
 // Entry points the simulator predicts to fail with a circular import, per entry mode.
 struct FailingCounts {
   std::size_t normal = 0, bare = 0;
@@ -141,6 +169,8 @@ struct CutPlan {
   std::size_t failure_loops = 0;  // distinct loops the cuts hit
   bool converged = true;          // false: stopped while a failure the cuts should fix was still there
   std::size_t guarded = 0;  // statements pinned because deferring them breaks an entry point (PlanOptions::guard)
+  std::vector<LazyHoist> hoists;  // --prefer-lazy
+  std::vector<KeptLocal> kept_local;
 };
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);

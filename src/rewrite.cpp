@@ -239,6 +239,11 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
   RewriteResult result;
   std::map<int, std::vector<int>> by_file;  // file -> cuts, in plan order (file, line)
   for (int c : plan.cuts) by_file[plan.candidates[c].file].push_back(c);
+  std::map<int, std::vector<const LazyHoist*>> hoists_of;  // --prefer-lazy
+  for (const LazyHoist& h : plan.hoists) {
+    hoists_of[h.file].push_back(&h);
+    by_file[h.file];
+  }
 
   for (auto& [file, cuts] : by_file) {
     const FileAnalysis& fa = a.files[file];
@@ -296,7 +301,20 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
       for (const auto& t : change.type_checking) type_checking.push_back(t);
       fr.quoted_annotations += change.quoted_annotations;
     }
-    if (fr.cuts.empty()) continue;
+    if (!hoists_of[file].empty()) {
+      std::vector<Edit> all;
+      std::string error;
+      if (hoist_lazy(a, fa, s, hoists_of[file], options, all, &error) && !edits.add_all(all, &error))
+        error = "conflicts with another change: " + error;
+      if (!error.empty()) {
+        result.problems.push_back(
+            {display, fa.facts.imports[hoists_of[file].front()->imports.front()].line, "not made lazy: " + error});
+      } else {
+        fr.lazy_hoists = hoists_of[file].size();
+        for (const LazyHoist* h : hoists_of[file]) fr.hoisted_imports += h->imports.size();
+      }
+    }
+    if (fr.cuts.empty() && !fr.lazy_hoists) continue;
     std::string error;
     EditSet with_block = edits;
     if (!place_type_checking(s, fa.facts, type_checking, cut_imports, nl, unit, with_block, &error)) {

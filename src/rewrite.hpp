@@ -23,6 +23,8 @@ struct FileRewrite {
   std::size_t functions = 0;     // function bodies that gained an import
   std::size_t type_checking_entries = 0;
   std::size_t quoted_annotations = 0;
+  std::size_t lazy_hoists = 0;      // --prefer-lazy: module-level lazy statements written
+  std::size_t hoisted_imports = 0;  // ... and the local imports they replace
 };
 
 struct RewriteProblem {

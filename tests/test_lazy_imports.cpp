@@ -149,17 +149,32 @@ TEST(LazyImports, FactsCacheKeepsLaziness) {
   EXPECT_EQ(*back->lazy_modules, std::vector<std::string>{"m"});
 }
 
+// `src` parses without a problem and reads exactly `dotted` from the import `m`.
+static void expect_uses_of_m(const std::string& src, const std::vector<std::string>& dotted) {
+  auto f = collect_facts(src);
+  EXPECT_TRUE(f.syntax_problems.empty()) << testing::PrintToString(problems(f));
+  std::vector<std::string> got;
+  for (const auto& u : f.uses)
+    if (u.name == "m") got.push_back(u.dotted);
+  EXPECT_EQ(got, dotted);
+}
+
 // PEP 750 template strings (Python 3.14), read by the same blanking: the `t`
 // prefix is parsed as `f` (3 files of CPython 3.15's stdlib were syntax errors).
 TEST(TemplateStrings, ParseAndTheirInterpolationsAreUses) {
   const std::string src =
       "import m\nx = t\"{m.a}\"\ny = rt'{m.b}'\nz = Tr\"\"\"{m.c!r:>{w}}\"\"\"\n"
       "s = \"don't\"\nc = 't'\nprint(t)\nat = 1\nu = at\n# t'in a comment'\n";
-  auto f = collect_facts(src);
-  EXPECT_TRUE(f.syntax_problems.empty()) << testing::PrintToString(problems(f));
-  std::vector<std::string> dotted;
-  for (const auto& u : f.uses)
-    if (u.name == "m") dotted.push_back(u.dotted);
-  EXPECT_EQ(dotted, (std::vector<std::string>{"m.a", "m.b", "m.c"}));
-  EXPECT_EQ(f.imports.size(), 1u);
+  expect_uses_of_m(src, {"m.a", "m.b", "m.c"});
+  EXPECT_EQ(collect_facts(src).imports.size(), 1u);
+}
+
+// A format spec that starts with `=` (fill/align, `f"{x:=}"`), which
+// tree-sitter-python 0.23.6 reads as a walrus: a real matplotlib file
+// (axis.py) was a syntax error. A walrus that is one stays one.
+TEST(FormatSpecs, EqualsAlignmentIsNotAWalrus) {
+  const std::string src =
+      "import m\ndef f(a):\n    raise TypeError(f\"{m.a:=} must be\")\ny = f'{m.b:=^9}'\nz = rf\"{m.c:=>4}\"\n"
+      "w = f\"{(n := 3)}\"\nif (k := 2):\n    pass\nprint(f\"a\", {q := 1})\ns = \"{x:=}\"\n";
+  expect_uses_of_m(src, {"m.a", "m.b", "m.c"});
 }

@@ -1,0 +1,1 @@
+"""Verifiers that check a graph only uses operators of its dialect."""
