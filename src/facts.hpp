@@ -182,6 +182,9 @@ struct FunctionInfo {
   int body_line = 0;
   std::vector<std::string> locals;  // names bound locally (parameters included), sorted
   std::vector<std::string> globals; // names declared `global`
+  // Locals bound other than by an import statement (parameters, assignments,
+  // loop and `with`/`except` targets, walrus, def/class, del, nonlocal), sorted.
+  std::vector<std::string> bound_otherwise;
   std::vector<Event> events;        // what the body does when called
   std::vector<std::string> params;  // positional parameter names, in order
   std::vector<std::string> decorators;  // as ClassInfo::decorators

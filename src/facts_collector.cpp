@@ -1364,6 +1364,16 @@ class Collector {
       collect_locals(body, s, depth + 1);
       memoize_ = false;
     }
+    // Bound by something other than an import: pushed to locals more often
+    // than to import_locals (each import binding goes to both once).
+    std::vector<std::string_view> otherwise;
+    {
+      std::vector<std::string_view> all = s.locals, imported = s.import_locals;
+      std::sort(all.begin(), all.end());
+      std::sort(imported.begin(), imported.end());
+      std::set_difference(all.begin(), all.end(), imported.begin(), imported.end(), std::back_inserter(otherwise));
+      sort_unique(otherwise);
+    }
     sort_unique(s.locals);
     sort_unique(s.globals);
     sort_unique(s.import_locals);
@@ -1389,6 +1399,7 @@ class Collector {
         f.docstring_end = ts_node_end_byte(first);
     }
     f.locals.assign(s.locals.begin(), s.locals.end());
+    f.bound_otherwise.assign(otherwise.begin(), otherwise.end());
     f.globals.assign(s.globals.begin(), s.globals.end());
     f.params = std::move(positional);
     f.decorators = decorators;

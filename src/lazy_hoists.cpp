@@ -13,7 +13,8 @@
 //   - every name it binds means nothing else in the file: not defined or
 //     imported at module level (an import of the same name under
 //     `if TYPE_CHECKING:` is fine), not declared `global`, not a parameter,
-//     not bound again in the function, and not written anywhere outside the
+//     not bound again in the function (FunctionInfo::bound_otherwise, or
+//     another import there), and not written anywhere outside the
 //     functions that import it (where the module-level name would change what
 //     the code means: a builtin shadowed locally, say);
 //   - the function keeps a statement once the import is gone.
@@ -45,31 +46,6 @@ std::vector<std::size_t> occurrences(std::string_view s, std::string_view word) 
     if (starts && ends) out.push_back(p);
   }
   return out;
-}
-
-// Whether the occurrence of a name at `p` (length n) in `s` binds it: an
-// assignment target (`x =`, `x +=`, `x: T =`, `x :=`), a loop or `with`/`except`
-// target, a def/class name, an import, `del`, `global`/`nonlocal`. Errs on the
-// side of "binds" (a dict key `{x: 1}` counts), which only keeps an import local.
-bool binds_at(std::string_view s, std::size_t p, std::size_t n) {
-  std::size_t q = p + n;
-  while (q < s.size() && text::is_space(s[q])) ++q;
-  if (q < s.size()) {
-    const char c = s[q];
-    const char d = q + 1 < s.size() ? s[q + 1] : '\0';
-    if (c == '=' && d != '=') return true;
-    if (c == ':') return true;
-    if (d == '=' && std::string_view("+-*/%&|^@<>").find(c) != std::string_view::npos) return true;
-    if (c == ',') return true;  // `x, y = ...`, `for x, y in`: a target list (or an argument; errs safe)
-  }
-  std::size_t e = p;
-  while (e > 0 && text::is_space(s[e - 1])) --e;
-  std::size_t b = e;
-  while (b > 0 && identifier_char(s[b - 1])) --b;
-  const std::string_view before = s.substr(b, e - b);
-  for (std::string_view kw : {"for", "as", "def", "class", "import", "del", "global", "nonlocal"})
-    if (before == kw) return true;
-  return e > 0 && s[e - 1] == ',';  // `a, x = ...`
 }
 
 // Which bytes of `s` are code: not in a comment, not in a string literal (an
@@ -218,16 +194,18 @@ std::vector<LazyHoist> plan_lazy_hoists(const Analysis& a, std::vector<KeptLocal
             if (b == n) why = "'" + n + "' is also imported at module level (line " + std::to_string(o.line) + ")";
         }
         if (!why.empty()) break;
-        // Bound again in the function (outside this statement).
-        const std::string_view body = src.substr(f.body_begin, f.end - f.body_begin);
-        for (std::size_t p : occurrences(body, n)) {
-          const std::size_t at = f.body_begin + p;
-          if ((at >= st.stmt_begin && at < st.stmt_end) || !code[at]) continue;
-          if (binds_at(body, p, n.size())) {
-            why = "'" + n + "' is bound again in " + f.qualified_name + "() (line " +
-                  std::to_string(line_of(src, at)) + ")";
-            break;
-          }
+        // Bound again in the function by something else than an import (facts:
+        // FunctionInfo::bound_otherwise), or by another import of it there.
+        if (std::binary_search(f.bound_otherwise.begin(), f.bound_otherwise.end(), n)) {
+          why = "'" + n + "' is bound again in " + f.qualified_name + "()";
+          break;
+        }
+        for (std::size_t k = 0; k < facts.imports.size() && why.empty(); ++k) {
+          const ImportStatement& o = facts.imports[k];
+          if (k == ii || o.context != ImportContext::FunctionBody || o.scope != st.scope) continue;
+          for (const std::string& b : o.bound_names())
+            if (b == n && o.text != st.text)
+              why = "'" + n + "' is imported again in " + f.qualified_name + "() (line " + std::to_string(o.line) + ")";
         }
         if (!why.empty()) break;
       }
@@ -279,8 +257,15 @@ std::vector<LazyHoist> plan_lazy_hoists(const Analysis& a, std::vector<KeptLocal
                 inside.emplace_back(facts.functions[l.function].begin, facts.functions[l.function].end);
             }
             for (const TypeCheckingBlock& b : facts.type_checking_blocks) inside.emplace_back(b.begin, b.body_end);
+            // A function where the name is local (bound there, not `global`)
+            // never sees the module-level one, nor do the functions nested in it.
+            for (const FunctionInfo& g : facts.functions)
+              if (std::binary_search(g.locals.begin(), g.locals.end(), n) &&
+                  !std::count(g.globals.begin(), g.globals.end(), n))
+                inside.emplace_back(g.begin, g.end);
             for (std::size_t p : occurrences(src, n)) {
-              if (!code[p] || std::any_of(inside.begin(), inside.end(),
+              // `x.name` is an attribute, and `from a.name import b` a module path: not the name.
+              if (!code[p] || (p > 0 && src[p - 1] == '.') || std::any_of(inside.begin(), inside.end(),
                                           [&](auto r) { return p >= r.first && p < r.second; }))
                 continue;
               why = "'" + n + "' also occurs outside the functions that import it (line " +

@@ -43,6 +43,17 @@ def reads_open(path):
     return open(path)
 
 
+def attribute(o):
+    return o.helper
+
+
+def own_branch(flag):
+    if flag:
+        from p.b import helper
+        return helper(2)
+    return None
+
+
 def stdlib_only():
     import json
     return json.dumps(os.sep)
