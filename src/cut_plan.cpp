@@ -114,8 +114,11 @@ class ExternalNeeds {
 // Decides whether one statement can be deferred, filling reason/cost/functions.
 // `pins`: which bodies run while a module downstream of the cycles is being
 // imported (see plan_cuts).
+// `only`: assess these names of the statement alone (a split, see
+// split_failing_statements); the others stay at module level.
 void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& needs,
-            const RuntimeAnnotations& runtime, const PlanOptions& options, CandidateStatement& c) {
+            const RuntimeAnnotations& runtime, const PlanOptions& options, CandidateStatement& c,
+            const std::vector<std::string>* only = nullptr) {
   const FileAnalysis& fa = a.files[c.file];
   const ImportStatement& st = fa.facts.imports[c.import];
   c.names = st.bound_names();
@@ -132,6 +135,7 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
     });
     if (!moving.empty() && !shared) c.names = moving;
   }
+  if (only) c.names = *only;
   auto pin = [&](std::string reason) {
     if (c.cuttable || c.reason.empty()) c.reason = std::move(reason);
     c.cuttable = false;
@@ -514,7 +518,10 @@ void add_cut(DeferredImports& d, const CandidateStatement& c) {
     case Strategy::Bypass: d.rebound.insert({c.file, c.import}); break;
     case Strategy::LateBind: d.late.insert({c.file, c.import}); break;
     case Strategy::Lazy: d.lazified.insert({c.file, c.import}); break;
-    case Strategy::Defer: d.moved.insert({c.file, c.import}); break;
+    case Strategy::Defer:
+      if (c.split) d.split[{c.file, c.import}] = c.names;
+      else d.moved.insert({c.file, c.import});
+      break;
   }
 }
 
@@ -665,6 +672,90 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
   plan.failure_loops = loops.size();
   plan.unbreakable_loops.assign(unbreakable.begin(), unbreakable.end());
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// --only-failing, after the loop (issue 17 item 2, "split a multi-name
+// import"): a certain failure `cannot import name 'n' from partially
+// initialized module` at a module-level `from M import n, m` that is pinned
+// because of its other names (m is read at import time). Deferring n alone,
+// the statement stays with m (which M has bound by then) and n is imported
+// where it is used. Kept when n alone passes every deferral rule and the
+// simulation with it leaves fewer certain failures and none new; one split at
+// a time, until none helps.
+void split_failing_statements(const Analysis& a, const Reachability& pins, const ExternalNeeds& needs,
+                              const RuntimeAnnotations& runtime, const PlanOptions& options,
+                              const std::vector<char>& skipped, CutPlan& plan) {
+  static const std::string kPrefix = "cannot import name '";
+  std::set<std::pair<int, int>> tried;
+  for (std::size_t round = 0; round < kMaxRounds; ++round) {
+    const std::vector<int> cuts = plan.cuts;
+    const BothModes both = simulate_both(a, deferred_of(plan, cuts));
+    const auto failing = certain_failures(both, skipped);
+    if (failing.empty()) return;
+    // Every failing entry, certain or not: a split may add none.
+    auto all_failures = [](const BothModes& b) {
+      std::set<std::pair<EntryMode, ModuleId>> out;
+      for (const SimulationResult* r : {&b.normal, &b.bare})
+        for (const EntryPrediction& e : r->entries)
+          if (e.fails) out.insert({r->mode, e.module});
+      return out;
+    };
+    const auto failing_all = all_failures(both);
+    bool progress = false;
+    for (const SimulationResult* r : {&both.normal, &both.bare}) {
+      for (const EntryPrediction& e : r->entries) {
+        if (progress) break;
+        if (!e.fails || !e.circular || e.uncertain || e.chain.empty() || e.message.rfind(kPrefix, 0) != 0) continue;
+        const std::string name = e.message.substr(kPrefix.size(), e.message.find('\'', kPrefix.size()) - kPrefix.size());
+        const ChainHop& hop = e.chain.back();
+        const int file = a.modules[hop.module].file;
+        if (file < 0) continue;
+        const FileAnalysis& fa = a.files[file];
+        int import = -1;
+        std::string bound;
+        for (std::size_t ii = 0; ii < fa.facts.imports.size() && import < 0; ++ii) {
+          const ImportStatement& st = fa.facts.imports[ii];
+          if (st.line != hop.line || !st.is_from || st.star || st.names.size() < 2 ||
+              st.context != ImportContext::ModuleLevel)
+            continue;
+          for (const ImportAlias& al : st.names)
+            if (al.name == name) {
+              import = static_cast<int>(ii);
+              bound = al.bound_name(true);
+            }
+        }
+        if (import < 0 || !tried.insert({file, import}).second) continue;
+        if (std::any_of(cuts.begin(), cuts.end(), [&](int i) {
+              return plan.candidates[i].file == file && plan.candidates[i].import == import;
+            }))
+          continue;
+        CandidateStatement c;
+        c.file = file;
+        c.import = import;
+        for (const ImportTarget& t : fa.resolved[import].targets) c.targets.push_back(t.module);
+        const std::vector<std::string> only = {bound};
+        assess(a, pins, needs, runtime, options, c, &only);
+        if (!c.cuttable) continue;
+        c.split = true;
+        c.how = "split: only `" + bound + "` moves, into the functions that use it; the other names stay at module "
+                "level, where they are read at import time";
+        plan.candidates.push_back(std::move(c));
+        plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
+        const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
+        const auto after = certain_failures(with, skipped);
+        const auto after_all = all_failures(with);
+        if (after.size() < failing.size() &&
+            std::includes(failing_all.begin(), failing_all.end(), after_all.begin(), after_all.end())) {
+          plan.cost += plan.candidates.back().cost;
+          progress = true;
+        } else {
+          plan.cuts.pop_back();
+          plan.candidates.pop_back();
+        }
+      }
+    }
+    if (!progress) return;
+  }
 }
 
 // Bounds the guard's rounds (each pins at least one statement, so it ends anyway).
@@ -866,7 +957,40 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     inst.edges.push_back(std::move(ie));
   }
   if (options.only_failing) {
-    plan_only_failing(a, inst, options, skipped, plan);
+    // The guard (below) holds here too: a cut set that fixes the failing entry
+    // points can make others fail (on SymPy the first plan made all 1,472
+    // normal entries fail). Each re-solve starts from the candidates as
+    // assessed, keeping only the guard's pins.
+    const std::vector<CandidateStatement> assessed = plan.candidates;
+    auto solve = [&] {
+      for (std::size_t i = 0; i < plan.candidates.size(); ++i)
+        if (plan.candidates[i].cuttable) plan.candidates[i] = assessed[i];
+      plan.cuts.clear();
+      plan_only_failing(a, inst, options, skipped, plan);
+    };
+    solve();
+    if (options.guard) guard_working_imports(a, options.before, solve, inst, plan);
+    const std::size_t before_split = plan.cuts.size();
+    split_failing_statements(a, pins, needs, runtime, options, skipped, plan);
+    if (plan.cuts.size() > before_split) {
+      // The counts, and the unbreakable loops, after the splits.
+      const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
+      FailingCounts failing, uncertain;
+      std::set<std::vector<ModuleId>> still;
+      for (const SimulationResult* r : {&both.normal, &both.bare})
+        for (const EntryPrediction& e : r->entries) {
+          if (!e.fails || !e.circular) continue;
+          const ModuleId at_fault = e.partial ? *e.partial : e.chain.empty() ? e.module : e.chain.back().module;
+          if (skipped[at_fault]) continue;
+          (r->mode == EntryMode::Normal ? failing.normal : failing.bare)++;
+          if (e.uncertain) (r->mode == EntryMode::Normal ? uncertain.normal : uncertain.bare)++;
+          else still.insert(failure_loop(e));
+        }
+      plan.failing_after = failing;
+      plan.uncertain_after = uncertain;
+      std::erase_if(plan.unbreakable_loops, [&](const std::vector<ModuleId>& l) { return !still.count(l); });
+      plan.optimal = false;
+    }
   } else {
     CutOptions co;
     co.time_limit_s = options.time_limit_s;
@@ -984,6 +1108,8 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     } else if (c.strategy == Strategy::Lazy) {
       cut["rewritten_to"] = json::array({"lazy " + first_line(st.text)});
       cut["how"] = c.how;
+    } else if (c.split) {
+      cut["how"] = c.how;
     }
     cuts.push_back(std::move(cut));
   }
@@ -1095,6 +1221,7 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     } else if (c.strategy == Strategy::Lazy) {
       out << "  becomes: lazy " << first_line(st.text) << "\n  " << c.how << "\n";
     }
+    if (c.split) out << "  " << c.how << "\n";
     if (c.strategy == Strategy::Defer && !c.late.refusal.empty()) out << "  no late binding: " << c.late.refusal << "\n";
     if (!c.functions.empty()) {
       out << "  into:";

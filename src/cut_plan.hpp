@@ -111,6 +111,7 @@ struct CandidateStatement {
   std::string cost_terms;                 // how `cost` adds up, e.g. "1 (statement line) + 2 x 3 (functions)"
   LateBinding late;                       // --only-failing: the late-binding alternative to deferring
   bool lazy_eligible = false;             // no name is read at import time: `lazy` may cut it (target >= 3.15)
+  bool split = false;                     // --only-failing: `names` move, the statement's other names stay
 };
 
 // --prefer-lazy: function-local imports of one module, in one file, that are

@@ -1166,8 +1166,10 @@ class Interpreter {
       return std::nullopt;
     }
     if (MaybeFailure f = import_fromlist_submodules(st, mods, *x)) return f;
+    const std::vector<std::string>* moved = cx_->deferred.split_names(file, e.import);
     for (std::size_t i = 0; i < st.names.size(); ++i) {
       const ImportAlias& alias = st.names[i];
+      if (moved && std::count(moved->begin(), moved->end(), alias.bound_name(true))) continue;  // imported where used
       auto sub = mods.aliases[i].module;
       if (MaybeFailure f = reify_global(*x, alias.name)) return f;  // reading a proxy reifies it
       state = sys_modules_.get(*x);
@@ -1619,7 +1621,8 @@ SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, Ent
   // cycle: worth it when many entries share it, not for the planner's
   // single-entry checks.
   Settled settled;
-  const bool lazy = mode == EntryMode::Lazy || !deferred.lazified.empty() || has_lazy_imports(a);
+  const bool lazy =
+      mode == EntryMode::Lazy || !deferred.lazified.empty() || !deferred.split.empty() || has_lazy_imports(a);
   if (lazy) plain.disable();
   if (todo.size() >= skip_threshold.load() && !lazy) {
     cx.settled = &settled;

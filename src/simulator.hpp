@@ -15,6 +15,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -86,12 +87,21 @@ struct DeferredImports {
   std::set<std::pair<int, int>> rebound;  // run, bind their names, run no first-party body
   std::set<std::pair<int, int>> late;     // run the module's body, bind the module, read no name from it
   std::set<std::pair<int, int>> lazified; // `lazy` written in front (PEP 810): bind proxies, import on first read
-  bool empty() const { return moved.empty() && rebound.empty() && late.empty() && lazified.empty(); }
+  // `from M import a, b` split: these bound names move into functions, the
+  // statement runs with the others (neither read nor bound at module level).
+  std::map<std::pair<int, int>, std::vector<std::string>> split;
+  bool empty() const { return moved.empty() && rebound.empty() && late.empty() && lazified.empty() && split.empty(); }
   void clear() {
     moved.clear();
     rebound.clear();
     late.clear();
     lazified.clear();
+    split.clear();
+  }
+  const std::vector<std::string>* split_names(int file, int import) const {
+    if (split.empty()) return nullptr;
+    auto it = split.find({file, import});
+    return it == split.end() ? nullptr : &it->second;
   }
   bool is_lazified(int file, int import) const { return !lazified.empty() && lazified.count({file, import}); }
   bool is_late(int file, int import) const { return !late.empty() && late.count({file, import}); }
