@@ -164,6 +164,7 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
   if (fa.source.is_package && !options.allow_init_cuts)
     return pin("in a package __init__.py: its names are public API (--allow-init-cuts to lift)");
   std::set<std::string> functions, type_checking;
+  bool reified_elsewhere = false;
   for (const std::string& name : c.names) {
     if (fa.facts.dunder_all &&
         std::find(fa.facts.dunder_all->begin(), fa.facts.dunder_all->end(), name) != fa.facts.dunder_all->end())
@@ -203,6 +204,17 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
                               "may reach it (the chain starts at "
                             : ", which module-level code runs (the call at ") +
                        at(a, r.reached_from[c.file][fi], r.reached_line[c.file][fi]) + ")");
+          // Read in a body that runs while some other module imports (a test, a
+          // script): a lazy import would be reified there, an import-time edge
+          // the graph counts, so only deferring makes that cut.
+          if (fi >= 0 && a.reach.body_runs(c.file, fi) && !reified_elsewhere) {
+            reified_elsewhere = true;
+            c.lazy_refusal = "'" + name + "' is read in " + u.function + "(), which runs while " +
+                             display_name(a.modules[a.files[a.reach.reached_from[c.file][fi]].module]) +
+                             " is imported (the call at " +
+                             at(a, a.reach.reached_from[c.file][fi], a.reach.reached_line[c.file][fi]) +
+                             "): a lazy import would be reified there";
+          }
           if (fi >= 0 && std::count(fa.facts.functions[fi].globals.begin(), fa.facts.functions[fi].globals.end(), name))
             return pin("'" + name + "' is declared global in " + u.function +
                        "(): a local import there would rebind the module's name, at " + at(a, c.file, u.line));
@@ -212,7 +224,7 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
     }
     if (!used) return pin("'" + name + "' is never used here: the import may be there for its side effects");
   }
-  c.lazy_eligible = true;
+  c.lazy_eligible = !reified_elsewhere;
   if (only_lazy) return pin("inside a module-level if/for/while/with block");
   for (const auto& [fi, names] : functions_importing(fa.facts, c.names))
     functions.insert(fa.facts.functions[fi].qualified_name);
@@ -1027,6 +1039,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   rest.finish();
   for (const auto& comp : cyclic_components(rest))
     if (!skipped[comp.front()]) ++plan.remaining_cycles;
+  plan.target_minor = options.target_minor;
   if (options.prefer_lazy && options.target_minor >= 15) plan.hoists = plan_lazy_hoists(a, &plan.kept_local);
   return plan;
 }
@@ -1222,6 +1235,8 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
       out << "  becomes: lazy " << first_line(st.text) << "\n  " << c.how << "\n";
     }
     if (c.split) out << "  " << c.how << "\n";
+    if (c.strategy == Strategy::Defer && !c.lazy_refusal.empty() && plan.target_minor >= 15)
+      out << "  no lazy: " << c.lazy_refusal << "\n";
     if (c.strategy == Strategy::Defer && !c.late.refusal.empty()) out << "  no late binding: " << c.late.refusal << "\n";
     if (!c.functions.empty()) {
       out << "  into:";

@@ -111,6 +111,7 @@ struct CandidateStatement {
   std::string cost_terms;                 // how `cost` adds up, e.g. "1 (statement line) + 2 x 3 (functions)"
   LateBinding late;                       // --only-failing: the late-binding alternative to deferring
   bool lazy_eligible = false;             // no name is read at import time: `lazy` may cut it (target >= 3.15)
+  std::string lazy_refusal;               // why `lazy` does not cut it when it could be deferred
   bool split = false;                     // --only-failing: `names` move, the statement's other names stay
 };
 
@@ -170,6 +171,7 @@ struct CutPlan {
   std::size_t failure_loops = 0;  // distinct loops the cuts hit
   bool converged = true;          // false: stopped while a failure the cuts should fix was still there
   std::size_t guarded = 0;  // statements pinned because deferring them breaks an entry point (PlanOptions::guard)
+  int target_minor = 9;           // PlanOptions::target_minor
   std::vector<LazyHoist> hoists;  // --prefer-lazy
   std::vector<KeptLocal> kept_local;
 };

@@ -1,0 +1,7 @@
+from p.b import helper
+
+X = 1
+
+
+def f():
+    return helper(1)

@@ -1,0 +1,3 @@
+from p.a import f
+
+Y = f()
