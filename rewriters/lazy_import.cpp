@@ -12,17 +12,56 @@
 // The cycle note (unless --no-note) goes after the statement when it is one
 // line with nothing after it and the note fits in kFullNoteWidth columns
 // (compact form first); otherwise on a comment line of its own above it.
+//
+// A split (--only-failing, a name of a multi-name import that the failing
+// entry cannot get yet): that name leaves the statement for a `lazy` statement
+// of its own on the next line; the others, read at import time, stay eager.
+//
+//   from p.b import BASE, helper          ->   from p.b import BASE
+//                                              lazy from p.b import helper  # lazy: import cycle p.a -> p.b -> p.a
+#include <algorithm>
+
 #include "rewriter.hpp"
 #include "source_text.hpp"
 
 namespace cyclefix {
 
+namespace {
+
+constexpr std::string_view kLabel = "# lazy: ";
+
+void split_lazy(const RewriteInput& in, const ImportStatement& st, AtomicChange& change) {
+  const std::string_view src = in.source;
+  std::vector<std::string> staying;
+  for (const std::string& n : st.bound_names())
+    if (std::find(in.cut.names.begin(), in.cut.names.end(), n) == in.cut.names.end()) staying.push_back(n);
+  change.edits.push_back({st.stmt_begin, st.stmt_end - st.stmt_begin, import_subset(st, staying, src)});
+  const std::string nl = text::newline(src);
+  const std::string indent = text::indentation(src, st.stmt_begin);
+  const std::string lazy = indent + "lazy " + import_subset(st, in.cut.names, src);
+  const std::uint32_t at = text::next_line(src, st.stmt_end);
+  std::string line = at == src.size() && (src.empty() || src.back() != '\n') ? nl : "";
+  if (in.options.note) {
+    const std::size_t column = lazy.size() + 2;
+    const std::string note = column < kFullNoteWidth ? cycle_note_text(in, kLabel, kFullNoteWidth - column) : "";
+    if (!note.empty() && column + note.size() <= kFullNoteWidth)
+      line += lazy + "  " + note + nl;
+    else
+      line += indent + cycle_note_text(in, kLabel, kFullNoteWidth - indent.size()) + nl + lazy + nl;
+  } else {
+    line += lazy + nl;
+  }
+  change.edits.push_back({at, 0, line});
+}
+
+}  // namespace
+
 void lazy_import(const RewriteInput& in, AtomicChange& change) {
   if (in.cut.strategy != Strategy::Lazy) return;
   const ImportStatement& st = in.file.facts.imports[in.cut.import];
+  if (in.cut.split) return split_lazy(in, st, change);
   const std::string_view src = in.source;
   constexpr std::string_view kLazy = "lazy ";
-  constexpr std::string_view kLabel = "# lazy: ";
   if (!in.options.note) {
     change.edits.push_back({st.stmt_begin, 0, std::string(kLazy)});
     return;

@@ -529,7 +529,12 @@ void add_cut(DeferredImports& d, const CandidateStatement& c) {
   switch (c.strategy) {
     case Strategy::Bypass: d.rebound.insert({c.file, c.import}); break;
     case Strategy::LateBind: d.late.insert({c.file, c.import}); break;
-    case Strategy::Lazy: d.lazified.insert({c.file, c.import}); break;
+    case Strategy::Lazy:
+      // A split lazy name is read nowhere at import time (assess), so leaving
+      // it unbound while the cycle loads is what its proxy amounts to.
+      if (c.split) d.split[{c.file, c.import}] = c.names;
+      else d.lazified.insert({c.file, c.import});
+      break;
     case Strategy::Defer:
       if (c.split) d.split[{c.file, c.import}] = c.names;
       else d.moved.insert({c.file, c.import});
@@ -751,6 +756,18 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
         c.split = true;
         c.how = "split: only `" + bound + "` moves, into the functions that use it; the other names stay at module "
                 "level, where they are read at import time";
+        if (options.target_minor >= 15 && c.lazy_eligible) {
+          // PEP 810 (issue 18 item 3): `bound` on a lazy statement of its own
+          // below, the rest stays eager. One line changed, one added.
+          c.strategy = Strategy::Lazy;
+          c.cost = 2 * kCostChangedLine;
+          c.cost_terms = number(kCostChangedLine) + " (statement line changed) + " + number(kCostChangedLine) +
+                         " (lazy statement added)";
+          c.how = "split: only `" + bound + "` becomes a lazy import, on a line of its own; the other names stay "
+                  "eager, where they are read at import time";
+          c.functions.clear();
+          c.type_checking.clear();
+        }
         plan.candidates.push_back(std::move(c));
         plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
         const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
@@ -1044,6 +1061,16 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   return plan;
 }
 
+std::vector<std::string> lazy_statements(const FileAnalysis& fa, const CandidateStatement& c) {
+  const ImportStatement& st = fa.facts.imports[c.import];
+  if (!c.split) return {"lazy " + first_line(st.text)};
+  std::string items;
+  for (const ImportAlias& al : st.names)
+    if (std::count(c.names.begin(), c.names.end(), al.bound_name(true)))
+      items += (items.empty() ? "" : ", ") + al.name + (al.asname.empty() ? "" : " as " + al.asname);
+  return {"lazy from " + std::string(st.level, '.') + st.module + " import " + items};
+}
+
 std::vector<std::string> bypass_statements(const CandidateStatement& c) {
   std::vector<std::string> out;
   std::vector<std::string> froms;  // module per entry of `out`, "" for module imports
@@ -1119,7 +1146,7 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
       cut["rewritten_to"] = json::array({c.late.statement});
       cut["how"] = c.how;
     } else if (c.strategy == Strategy::Lazy) {
-      cut["rewritten_to"] = json::array({"lazy " + first_line(st.text)});
+      cut["rewritten_to"] = lazy_statements(fa, c);
       cut["how"] = c.how;
     } else if (c.split) {
       cut["how"] = c.how;
@@ -1232,7 +1259,8 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     } else if (c.strategy == Strategy::LateBind) {
       out << "  becomes: " << c.late.statement << "\n  " << c.how << "\n";
     } else if (c.strategy == Strategy::Lazy) {
-      out << "  becomes: lazy " << first_line(st.text) << "\n  " << c.how << "\n";
+      for (const auto& line : lazy_statements(fa, c)) out << "  becomes: " << line << "\n";
+      if (!c.split) out << "  " << c.how << "\n";
     }
     if (c.split) out << "  " << c.how << "\n";
     if (c.strategy == Strategy::Defer && !c.lazy_refusal.empty() && plan.target_minor >= 15)

@@ -182,6 +182,9 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
 // indentation: `from M import a, b as c` per origin module (in the order the
 // names came), `import M as n` for a module.
 std::vector<std::string> bypass_statements(const CandidateStatement& c);
+// A lazy cut's statement as written: `lazy ` + the statement, or for a split
+// the new `lazy from M import n` line (the statement keeps its other names).
+std::vector<std::string> lazy_statements(const FileAnalysis& fa, const CandidateStatement& c);
 
 // The uses a late-bound cut rewrites (`n` -> `b.n`): every use of a name the
 // statement binds, in functions, by byte offset (one per offset).
