@@ -69,6 +69,7 @@ const std::vector<RewriterEntry>& rewriters();
 void bypass_reexport(const RewriteInput& in, AtomicChange& change);
 void late_binding(const RewriteInput& in, AtomicChange& change);
 void lazy_import(const RewriteInput& in, AtomicChange& change);
+void move_below(const RewriteInput& in, AtomicChange& change);
 void move_into_functions(const RewriteInput& in, AtomicChange& change);
 void type_checking_entries(const RewriteInput& in, AtomicChange& change);
 void cycle_note(const RewriteInput& in, AtomicChange& change);
@@ -93,6 +94,11 @@ std::string loop_note(const Analysis& a, const std::vector<ModuleId>& loop, std:
 bool hoist_lazy(const Analysis& a, const FileAnalysis& fa, std::string_view source,
                 const std::vector<const LazyHoist*>& hoists, const RewriteOptions& options, std::vector<Edit>& edits,
                 std::string* error);
+
+// Shared by the rewriters: the edit that takes the names `moved` out of `st`:
+// the statement reduced to the other names, or (none left) removed with its
+// own comments and one blank line when it sat between two, or its `;` part.
+Edit statement_removal(std::string_view s, const ImportStatement& st, const std::vector<std::string>& moved);
 
 // Shared by the rewriters: the statement `st` reduced to the aliases that bind
 // one of `names` (the original text, verbatim, when it keeps all of them).

@@ -13,6 +13,7 @@ const std::vector<RewriterEntry>& rewriters() {
       {"bypass-reexport", bypass_reexport},          // import from the defining module instead (Strategy::Bypass)
       {"late-binding", late_binding},                // import the module, read names through it (Strategy::LateBind)
       {"lazy-import", lazy_import},                  // `lazy ` in front, Python >= 3.15 (Strategy::Lazy)
+      {"move-below", move_below},                    // below the definition read back (Strategy::MoveBelow)
       {"move-into-functions", move_into_functions},  // remove the statement, import where used
       {"type-checking", type_checking_entries},      // annotation names under TYPE_CHECKING, quoting
       {"cycle-note", cycle_note},                    // name the loop on each moved import
@@ -66,6 +67,37 @@ std::vector<std::string> alias_comments(std::string_view text, const std::vector
     pending.clear();
   }
   return out;
+}
+
+// The removal: the statement with its own comments, and one blank line when it
+// sat between two, so no double gap is left behind.
+Edit statement_removal(std::string_view s, const ImportStatement& st, const std::vector<std::string>& moved) {
+  const std::vector<std::string> bound = st.bound_names();
+  std::vector<std::string> staying;
+  for (const auto& n : bound)
+    if (std::find(moved.begin(), moved.end(), n) == moved.end()) staying.push_back(n);
+  if (!staying.empty())  // `import pkg.b as pb, json` -> `import json`
+    return {st.stmt_begin, st.stmt_end - st.stmt_begin, import_subset(st, staying, s)};
+  if (st.shares_line) {
+    std::uint32_t e = st.stmt_end;
+    while (e < s.size() && text::is_space(s[e])) ++e;
+    if (e < s.size() && s[e] == ';') {  // `import a; rest`: take `import a; `
+      ++e;
+      while (e < s.size() && text::is_space(s[e])) ++e;
+      return {st.stmt_begin, e - st.stmt_begin, ""};
+    }
+    std::uint32_t b = st.stmt_begin;  // `rest; import a`: take `; import a`
+    while (b > 0 && text::is_space(s[b - 1])) --b;
+    if (b > 0 && s[b - 1] == ';') --b;
+    while (b > 0 && text::is_space(s[b - 1])) --b;
+    return {b, st.stmt_end - b, ""};
+  }
+  std::uint32_t b = st.span_begin, e = st.span_end;
+  bool at_line_start = b == text::line_start(s, b);
+  bool blank_before = b == 0 || text::blank_line(s, b - 1);
+  if (at_line_start && blank_before && e < s.size() && e == text::line_start(s, e) && text::blank_line(s, e))
+    e = text::next_line(s, e);
+  return {b, e - b, ""};
 }
 
 std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source) {

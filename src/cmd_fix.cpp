@@ -248,6 +248,8 @@ class FixCommand final : public Command {
     app.add_flag("--prefer-lazy,!--no-prefer-lazy", fix_plan.prefer_lazy,
                  "With --target-version 3.15+: local imports kept local to avoid a cycle become module-level "
                  "`lazy` imports where safe");
+    app.add_flag("--allow-late-imports,!--no-allow-late-imports", fix_plan.allow_late_imports,
+                 "With --only-failing: an import may move below the definition its module reads back (E402)");
     app.add_flag("--only-failing,!--no-only-failing", fix_plan.only_failing,
                  "Only break the cycles through which some entry point fails in the simulator; harmless cycles stay");
     app.add_option("--time-limit", fix_plan.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");

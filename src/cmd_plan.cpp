@@ -43,6 +43,8 @@ class PlanCommand final : public Command {
     plan->add_option("--select", plan_cfg.select,
                      "Only plan the cycles holding a module that matches this glob, e.g. 'pkg.db.*' (repeatable)");
     plan->add_flag("!--no-exact", plan_cfg.exact, "Use the heuristic only (no integer program)");
+    plan->add_flag("--allow-late-imports,!--no-allow-late-imports", plan_cfg.allow_late_imports,
+                   "With --only-failing: an import may move below the definition its module reads back (E402)");
     plan->add_flag("--prefer-lazy,!--no-prefer-lazy", plan_cfg.prefer_lazy,
                    "With --target-version 3.15+: local imports kept local to avoid a cycle become module-level "
                    "`lazy` imports where safe");

@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kTable = "[tool.cyclefix]";
 constexpr std::string_view kKnownKeys =
-    "roots, exclude, target-version, only-failing, allow-init-cuts, prefer-lazy, time-limit, note, noqa, "
+    "roots, exclude, target-version, only-failing, allow-init-cuts, prefer-lazy, allow-late-imports, time-limit, note, noqa, "
     "runtime-evaluated-base-classes, runtime-evaluated-decorators";
 
 std::string_view type_name(const toml::node& n) {
@@ -83,6 +83,8 @@ class TableReader {
         flag(v, out_->only_failing);
       } else if (key == "prefer-lazy") {
         flag(v, out_->prefer_lazy);
+      } else if (key == "allow-late-imports") {
+        flag(v, out_->allow_late_imports);
       } else if (key == "allow-init-cuts") {
         flag(v, out_->allow_init_cuts);
       } else if (key == "runtime-evaluated-base-classes") {

@@ -22,6 +22,7 @@ std::string_view to_string(Strategy s) {
     case Strategy::Bypass: return "bypass";
     case Strategy::LateBind: return "late-bind";
     case Strategy::Lazy: return "lazy";
+    case Strategy::MoveBelow: return "move-below";
     case Strategy::Defer: break;
   }
   return "defer";
@@ -529,6 +530,9 @@ void add_cut(DeferredImports& d, const CandidateStatement& c) {
   switch (c.strategy) {
     case Strategy::Bypass: d.rebound.insert({c.file, c.import}); break;
     case Strategy::LateBind: d.late.insert({c.file, c.import}); break;
+    case Strategy::MoveBelow:
+      d.below[{c.file, c.import}] = c.below_line;
+      break;
     case Strategy::Lazy:
       // A split lazy name is read nowhere at import time (assess), so leaving
       // it unbound while the cycle loads is what its proxy amounts to.
@@ -787,6 +791,156 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
   }
 }
 
+// The name a certain circular failure could not get from the partially
+// initialised module: CPython's "cannot import name 'X' from partially
+// initialized module" or "partially initialized module 'M' has no attribute
+// 'X'"; "" for any other failure.
+std::string missing_name(const EntryPrediction& e) {
+  static const std::string kImport = "cannot import name '", kAttribute = "' has no attribute '";
+  std::size_t at = 0;
+  if (e.message.rfind(kImport, 0) == 0) at = kImport.size();
+  else if (e.message.rfind("partially initialized module '", 0) == 0 && e.message.find(kAttribute) != std::string::npos)
+    at = e.message.find(kAttribute) + kAttribute.size();
+  else return {};
+  return e.message.substr(at, e.message.find('\'', at) - at);
+}
+
+// --only-failing --allow-late-imports (issue 17 item 4, what humans do when
+// nothing else works): a certain failure `cannot import name 'X' from
+// partially initialized module 'M'` where M's module-level `import` S started
+// the loop and M defines X further down. S moves below that definition, so the
+// module that reads X back finds it. Kept when S's names are not read at
+// import time above the new place (nor in a body that runs at import), and the
+// simulation with the move leaves fewer certain failures and no new failing
+// entry. A second failure on the same statement moves it further down.
+void move_below_statements(const Analysis& a, const Reachability& pins, const PlanOptions& options,
+                           const std::vector<char>& skipped, CutPlan& plan) {
+  auto all_failures = [](const BothModes& b) {
+    std::set<std::pair<EntryMode, ModuleId>> out;
+    for (const SimulationResult* r : {&b.normal, &b.bare})
+      for (const EntryPrediction& e : r->entries)
+        if (e.fails) out.insert({r->mode, e.module});
+    return out;
+  };
+  std::set<std::tuple<int, int, int>> tried;  // (file, import, definition)
+  for (std::size_t round = 0; round < kMaxRounds; ++round) {
+    const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
+    const auto failing = certain_failures(both, skipped);
+    if (failing.empty()) return;
+    const auto failing_all = all_failures(both);
+    bool progress = false;
+    for (const SimulationResult* r : {&both.normal, &both.bare}) {
+      for (const EntryPrediction& e : r->entries) {
+        if (progress) break;
+        if (!e.fails || !e.circular || e.uncertain || !e.partial) continue;
+        const std::string name = missing_name(e);
+        if (name.empty()) continue;
+        auto hop = std::find_if(e.chain.begin(), e.chain.end(), [&](const ChainHop& h) { return h.module == *e.partial; });
+        const int file = a.modules[*e.partial].file;
+        if (hop == e.chain.end() || file < 0) continue;
+        const FileAnalysis& fa = a.files[file];
+        int import = -1;
+        for (std::size_t ii = 0; ii < fa.facts.imports.size() && import < 0; ++ii) {
+          const ImportStatement& st = fa.facts.imports[ii];
+          if (st.line == hop->line && st.context == ImportContext::ModuleLevel && !st.star && !st.is_lazy &&
+              !(st.is_from && st.module == "__future__"))
+            import = static_cast<int>(ii);
+        }
+        if (import < 0) continue;
+        const ImportStatement& st = fa.facts.imports[import];
+        int def = -1;
+        for (std::size_t di = 0; di < fa.facts.definitions.size() && def < 0; ++di) {
+          const Definition& d = fa.facts.definitions[di];
+          if (d.name == name && d.line > st.line) def = static_cast<int>(di);
+        }
+        if (def < 0 || !tried.insert({file, import, def}).second) continue;
+        const int below = fa.facts.definitions[def].end_line;
+        // An earlier move of the same statement: further down only.
+        auto existing = std::find_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) {
+          return plan.candidates[i].file == file && plan.candidates[i].import == import;
+        });
+        if (existing != plan.cuts.end() && (plan.candidates[*existing].strategy != Strategy::MoveBelow ||
+                                            fa.facts.definitions[plan.candidates[*existing].below].end_line >= below))
+          continue;
+        const Definition& d = fa.facts.definitions[def];
+        auto refuse = [&](std::string why) {
+          auto& list = plan.not_moved_below;
+          if (std::none_of(list.begin(), list.end(), [&](const auto& t) {
+                return std::get<0>(t) == file && std::get<1>(t) == import;
+              }))
+            list.emplace_back(file, import, std::move(why));
+        };
+        std::string refusal;
+        for (const std::string& n : st.bound_names())
+          for (const NameUse& u : fa.facts.uses) {
+            if (u.name != n || !refusal.empty()) continue;
+            const bool now = u.kind == UseKind::ImportTime || (u.kind == UseKind::Annotation && u.eager);
+            if (now && u.line <= below)
+              refusal = "'" + n + "' is read at import time at " + at(a, file, u.line) + ", above the end of '" +
+                        name + "' (line " + std::to_string(below) + "), which " +
+                        display_name(a.modules[e.chain.back().module]) + " reads back";
+            if (u.kind == UseKind::Deferred && !u.function.empty()) {
+              const int fi = function_index(fa.facts, u.function);
+              if (pins.body_runs(file, fi))
+                refusal = "'" + n + "' is read in " + u.function + "(), which runs at import (the call at " +
+                          at(a, pins.reached_from[file][fi], pins.reached_line[file][fi]) + ")";
+            }
+          }
+        if (!refusal.empty()) {
+          refuse(std::move(refusal));
+          continue;
+        }
+        CandidateStatement c;
+        if (existing != plan.cuts.end()) c = plan.candidates[*existing];
+        c.file = file;
+        c.import = import;
+        c.targets.clear();
+        for (const ImportTarget& t : fa.resolved[import].targets) c.targets.push_back(t.module);
+        c.names = st.bound_names();
+        c.cuttable = true;
+        c.reason.clear();
+        c.strategy = Strategy::MoveBelow;
+        c.below = def;
+        c.below_line = below;
+        const double lines = 1 + std::count(st.text.begin(), st.text.end(), '\n');
+        c.cost = 2 * kCostPerStatementLine * lines + 1 + (fa.source.is_package ? kCostPackageInit : 0.0);
+        c.cost_terms = number(2 * kCostPerStatementLine * lines) + " (statement removed and written again) + 1 (note)";
+        if (fa.source.is_package) c.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
+        c.how = "move below: '" + name + "', which " + display_name(a.modules[e.chain.back().module]) +
+                " reads from " + display_name(a.modules[*e.partial]) + " while it is partially initialised, is "
+                "defined at " + at(a, file, d.line) +
+                "; the import goes after that definition (--allow-late-imports; linters flag it, E402)";
+        const std::vector<int> cuts_before = plan.cuts;
+        const std::vector<CandidateStatement> candidates_before = plan.candidates;
+        if (existing != plan.cuts.end()) {
+          plan.candidates[*existing] = c;
+        } else {
+          plan.candidates.push_back(std::move(c));
+          plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
+        }
+        const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
+        const auto after = certain_failures(with, skipped);
+        const auto after_all = all_failures(with);
+        if (after.size() < failing.size() &&
+            std::includes(failing_all.begin(), failing_all.end(), after_all.begin(), after_all.end())) {
+          plan.cost = 0;
+          for (int i : plan.cuts) plan.cost += plan.candidates[i].cost;
+          std::erase_if(plan.not_moved_below, [&](const auto& t) {
+            return std::get<0>(t) == file && std::get<1>(t) == import;
+          });
+          progress = true;
+        } else {
+          plan.cuts = cuts_before;
+          plan.candidates = candidates_before;
+          refuse("below '" + name + "' (line " + std::to_string(below) + ") the simulation still fails there, or "
+                 "another entry point fails");
+        }
+      }
+    }
+    if (!progress) return;
+  }
+}
+
 // Bounds the guard's rounds (each pins at least one statement, so it ends anyway).
 constexpr std::size_t kMaxGuardRounds = 20;
 
@@ -999,9 +1153,10 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     };
     solve();
     if (options.guard) guard_working_imports(a, options.before, solve, inst, plan);
-    const std::size_t before_split = plan.cuts.size();
+    const std::vector<int> before_split = plan.cuts;
     split_failing_statements(a, pins, needs, runtime, options, skipped, plan);
-    if (plan.cuts.size() > before_split) {
+    if (options.allow_late_imports) move_below_statements(a, pins, options, skipped, plan);
+    if (plan.cuts != before_split || options.allow_late_imports) {
       // The counts, and the unbreakable loops, after the splits.
       const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
       FailingCounts failing, uncertain;
@@ -1148,6 +1303,9 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     } else if (c.strategy == Strategy::Lazy) {
       cut["rewritten_to"] = lazy_statements(fa, c);
       cut["how"] = c.how;
+    } else if (c.strategy == Strategy::MoveBelow) {
+      cut["moved_below_line"] = c.below_line;
+      cut["how"] = c.how;
     } else if (c.split) {
       cut["how"] = c.how;
     }
@@ -1189,6 +1347,14 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     summary["converged"] = plan.converged;
   }
   json out = {{"cuts", cuts}, {"uncuttable", uncuttable}, {"plan", summary}};
+  if (!plan.not_moved_below.empty()) {
+    json list = json::array();
+    for (const auto& [file, import, why] : plan.not_moved_below)
+      list.push_back({{"file", a.files[file].source.display},
+                      {"line", a.files[file].facts.imports[import].line},
+                      {"reason", why}});
+    out["not_moved_below"] = list;
+  }
   if (!plan.hoists.empty() || !plan.kept_local.empty()) {
     json hoists = json::array(), kept = json::array();
     for (const LazyHoist& h : plan.hoists) {
@@ -1216,17 +1382,19 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     return static_cast<std::size_t>(
         std::count_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) { return plan.candidates[i].strategy == s; }));
   };
-  const std::size_t bypassed = count(Strategy::Bypass), late = count(Strategy::LateBind), lazy = count(Strategy::Lazy);
-  const bool mixed = bypassed || late || lazy;
+  const std::size_t bypassed = count(Strategy::Bypass), late = count(Strategy::LateBind), lazy = count(Strategy::Lazy),
+                    below = count(Strategy::MoveBelow);
+  const bool mixed = bypassed || late || lazy || below;
   out << "cyclefix plan" << (plan.only_failing ? " (only failing entry points)" : "") << ": "
       << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s")
       << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
       << ", " << plan.candidates.size()
       << " statements on them, " << plan.cuts.size() << " to " << (mixed ? "change" : "defer")
-      << (mixed ? " (" + std::to_string(plan.cuts.size() - bypassed - late - lazy) + " deferred" +
+      << (mixed ? " (" + std::to_string(plan.cuts.size() - bypassed - late - lazy - below) + " deferred" +
                       (bypassed ? ", " + std::to_string(bypassed) + " imported from where the names are defined" : "") +
                       (late ? ", " + std::to_string(late) + " late-bound" : "") +
-                      (lazy ? ", " + std::to_string(lazy) + " made lazy" : "") + ")"
+                      (lazy ? ", " + std::to_string(lazy) + " made lazy" : "") +
+                      (below ? ", " + std::to_string(below) + " moved below a definition" : "") + ")"
                 : std::string())
       << "; cost " << plan.cost << " (lower bound "
       << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
@@ -1261,6 +1429,8 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     } else if (c.strategy == Strategy::Lazy) {
       for (const auto& line : lazy_statements(fa, c)) out << "  becomes: " << line << "\n";
       if (!c.split) out << "  " << c.how << "\n";
+    } else if (c.strategy == Strategy::MoveBelow) {
+      out << "  goes below line " << c.below_line << "\n  " << c.how << "\n";
     }
     if (c.split) out << "  " << c.how << "\n";
     if (c.strategy == Strategy::Defer && !c.lazy_refusal.empty() && plan.target_minor >= 15)
@@ -1286,6 +1456,12 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     const ImportStatement& st = a.files[c.file].facts.imports[c.import];
     out << "  " << a.files[c.file].source.display << ":" << st.line << ": " << first_line(st.text) << "\n      "
         << c.reason << "\n";
+  }
+  if (!plan.not_moved_below.empty()) out << "\nnot moved below a definition (--allow-late-imports):\n";
+  for (const auto& [file, import, why] : plan.not_moved_below) {
+    const ImportStatement& st = a.files[file].facts.imports[import];
+    out << "  " << a.files[file].source.display << ":" << st.line << ": " << first_line(st.text) << "\n      " << why
+        << "\n";
   }
   for (const auto& loop : plan.unbreakable_loops)
     out << "\nunbreakable: " << loop_text(a, loop) << " (every statement on it is pinned)\n";

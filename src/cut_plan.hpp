@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis.hpp"
@@ -42,6 +43,10 @@ struct PlanOptions {
   // --prefer-lazy (target >= 3.15): function-local imports kept local to avoid
   // a cycle become module-level `lazy` imports where that is safe (LazyHoist).
   bool prefer_lazy = false;
+  // --allow-late-imports (--only-failing): an import whose module reads back a
+  // name this module defines below it may move below that definition
+  // (Strategy::MoveBelow). Linters flag it (E402), so only when asked.
+  bool allow_late_imports = false;
 };
 
 // Cost model (docs/planner.md), in lines of the diff (added + removed) plus
@@ -71,6 +76,10 @@ enum class Strategy {
   // no name it binds is read at import time: the import runs on first use, after
   // the cycle has loaded (lazy_import).
   Lazy,
+  // --only-failing --allow-late-imports: the module-level statement moves down,
+  // below the definition the other module reads back while this one is
+  // partially initialised (move_below). The edge stays; the name is there by then.
+  MoveBelow,
 };
 std::string_view to_string(Strategy s);
 
@@ -113,6 +122,10 @@ struct CandidateStatement {
   bool lazy_eligible = false;             // no name is read at import time: `lazy` may cut it (target >= 3.15)
   std::string lazy_refusal;               // why `lazy` does not cut it when it could be deferred
   bool split = false;                     // --only-failing: `names` move, the statement's other names stay
+  // MoveBelow: the module-level definition the statement goes below (index
+  // into the file's facts.definitions).
+  int below = -1;
+  int below_line = 0;  // the line that definition's statement ends on
 };
 
 // --prefer-lazy: function-local imports of one module, in one file, that are
@@ -172,6 +185,9 @@ struct CutPlan {
   bool converged = true;          // false: stopped while a failure the cuts should fix was still there
   std::size_t guarded = 0;  // statements pinned because deferring them breaks an entry point (PlanOptions::guard)
   int target_minor = 9;           // PlanOptions::target_minor
+  // --allow-late-imports: statements a failure asked to move below a
+  // definition, and why they were not (file, import, reason).
+  std::vector<std::tuple<int, int, std::string>> not_moved_below;
   std::vector<LazyHoist> hoists;  // --prefer-lazy
   std::vector<KeptLocal> kept_local;
 };

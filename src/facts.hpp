@@ -105,6 +105,11 @@ struct Definition {
   Kind kind = Kind::Assignment;
   int line = 0;
   uint32_t begin = 0;
+  // End of the module-level statement that binds it (a def or class with its
+  // body, an `if` holding the assignment), and the line that end is on: an
+  // import moved below it (--allow-late-imports) goes after this.
+  uint32_t end = 0;
+  int end_line = 0;
 };
 
 // `importlib.import_module(...)` or `__import__(...)`: not an edge, but reported.

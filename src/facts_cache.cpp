@@ -333,6 +333,8 @@ void fields(IO& io, S& d)
   io.enumeration(d.kind, Definition::Kind::Import);
   io.line(d.line);
   io.begin(d.begin);
+  io.end(d.end, d.begin);
+  io(d.end_line);
 }
 
 template <class IO, class S>
@@ -494,7 +496,7 @@ constexpr std::size_t field_count() {
 static_assert(field_count<ImportAlias>() == 2, "ImportAlias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ImportStatement>() == 18, "ImportStatement changed: update fields() in facts_cache.cpp");
 static_assert(field_count<NameUse>() == 13, "NameUse changed: update fields() in facts_cache.cpp");
-static_assert(field_count<Definition>() == 4, "Definition changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Definition>() == 6, "Definition changed: update fields() in facts_cache.cpp");
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Event>() == 11, "Event changed: update fields() in facts_cache.cpp");

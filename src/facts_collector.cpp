@@ -1067,7 +1067,8 @@ class Collector {
       for (auto& b : st.bound_names()) {
         module_import_names_.insert(b);
         if (!ctx.type_checking)
-          scratch_.definitions.push_back({b, Definition::Kind::Import, st.line, st.stmt_begin});
+          scratch_.definitions.push_back({b, Definition::Kind::Import, st.line, st.stmt_begin, st.stmt_end,
+                                          st.line + static_cast<int>(std::count(st.text.begin(), st.text.end(), '\n'))});
       }
     }
     scratch_.imports.push_back(std::move(st));
@@ -1213,8 +1214,14 @@ class Collector {
     sort_unique(names);
     int line = ts::line(target);
     uint32_t begin = ts_node_start_byte(target);
+    TSNode top = target;  // the module-level statement holding it
+    for (TSNode p = ts_node_parent(top); !ts_node_is_null(p) && std::strcmp(ts_node_type(p), "module") != 0;
+         p = ts_node_parent(p))
+      top = p;
+    const uint32_t end = ts_node_end_byte(top);
+    const int end_line = static_cast<int>(ts_node_end_point(top).row) + 1;
     for (auto n : names) {
-      scratch_.definitions.push_back({std::string(n), kind, line, begin});
+      scratch_.definitions.push_back({std::string(n), kind, line, begin, end, end_line});
       emit(ctx, Event::Kind::Bind, std::string(n), line);
     }
   }

@@ -1004,7 +1004,23 @@ class Interpreter {
     if (pushed) stack_.push_back({fa.module, &fa.source.display, 0});
     MaybeFailure result;
     int resume_after = 0;  // a caught failure skips the rest of its try body
+    // Imports moved down the module (DeferredImports::below), waiting for their line.
+    std::vector<std::pair<int, const Event*>> pending;
+    auto run_pending = [&](int before_line) -> MaybeFailure {
+      while (!pending.empty() && pending.front().first < before_line) {
+        const Event* moved = pending.front().second;
+        pending.erase(pending.begin());
+        if (!stack_.empty()) stack_.back().line = moved->line;
+        if (MaybeFailure f = do_import(file, function, *moved, locals)) return f;
+      }
+      return std::nullopt;
+    };
     for (const Event& e : events) {
+      if (!pending.empty())
+        if (MaybeFailure f = run_pending(e.line)) {
+          result = std::move(f);
+          break;
+        }
       if (!runs_on_target(fa, e)) continue;
       if (resume_after) {
         if (e.line <= resume_after) continue;
@@ -1015,6 +1031,11 @@ class Interpreter {
       switch (e.kind) {
         case Event::Kind::Import:
           if (cx_->deferred.is_moved(file, e.import)) break;  // moved out of import time
+          if (int below = function < 0 ? cx_->deferred.below_line(file, e.import) : 0) {
+            auto at = std::find_if(pending.begin(), pending.end(), [&](const auto& p) { return p.first > below; });
+            pending.insert(at, {below, &e});
+            break;
+          }
           f = do_import(file, function, e, locals);
           break;
         case Event::Kind::Bind:
@@ -1055,6 +1076,7 @@ class Interpreter {
         break;
       }
     }
+    if (!result && !pending.empty()) result = run_pending(std::numeric_limits<int>::max());
     if (pushed) stack_.pop_back();
     return result;
   }
@@ -1622,7 +1644,8 @@ SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, Ent
   // single-entry checks.
   Settled settled;
   const bool lazy =
-      mode == EntryMode::Lazy || !deferred.lazified.empty() || !deferred.split.empty() || has_lazy_imports(a);
+      mode == EntryMode::Lazy || !deferred.lazified.empty() || !deferred.split.empty() || !deferred.below.empty() ||
+      has_lazy_imports(a);
   if (lazy) plain.disable();
   if (todo.size() >= skip_threshold.load() && !lazy) {
     cx.settled = &settled;

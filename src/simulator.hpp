@@ -90,13 +90,24 @@ struct DeferredImports {
   // `from M import a, b` split: these bound names move into functions, the
   // statement runs with the others (neither read nor bound at module level).
   std::map<std::pair<int, int>, std::vector<std::string>> split;
-  bool empty() const { return moved.empty() && rebound.empty() && late.empty() && lazified.empty() && split.empty(); }
+  // Moved down the module (--allow-late-imports): runs after the module-level
+  // statement ending on this line, before anything below it.
+  std::map<std::pair<int, int>, int> below;
+  bool empty() const {
+    return moved.empty() && rebound.empty() && late.empty() && lazified.empty() && split.empty() && below.empty();
+  }
   void clear() {
     moved.clear();
     rebound.clear();
     late.clear();
     lazified.clear();
     split.clear();
+    below.clear();
+  }
+  int below_line(int file, int import) const {
+    if (below.empty()) return 0;
+    auto it = below.find({file, import});
+    return it == below.end() ? 0 : it->second;
   }
   const std::vector<std::string>* split_names(int file, int import) const {
     if (split.empty()) return nullptr;
