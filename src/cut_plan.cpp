@@ -695,6 +695,15 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Every failing entry (mode, module), certain or not: a split or a move may add none.
+std::set<std::pair<EntryMode, ModuleId>> all_failing_entries(const BothModes& b) {
+  std::set<std::pair<EntryMode, ModuleId>> out;
+  for (const SimulationResult* r : {&b.normal, &b.bare})
+    for (const EntryPrediction& e : r->entries)
+      if (e.fails) out.insert({r->mode, e.module});
+  return out;
+}
+
 // --only-failing, after the loop (issue 17 item 2, "split a multi-name
 // import"): a certain failure `cannot import name 'n' from partially
 // initialized module` at a module-level `from M import n, m` that is pinned
@@ -714,14 +723,7 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
     const auto failing = certain_failures(both, skipped);
     if (failing.empty()) return;
     // Every failing entry, certain or not: a split may add none.
-    auto all_failures = [](const BothModes& b) {
-      std::set<std::pair<EntryMode, ModuleId>> out;
-      for (const SimulationResult* r : {&b.normal, &b.bare})
-        for (const EntryPrediction& e : r->entries)
-          if (e.fails) out.insert({r->mode, e.module});
-      return out;
-    };
-    const auto failing_all = all_failures(both);
+    const auto failing_all = all_failing_entries(both);
     bool progress = false;
     for (const SimulationResult* r : {&both.normal, &both.bare}) {
       for (const EntryPrediction& e : r->entries) {
@@ -776,7 +778,7 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
         plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
         const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
         const auto after = certain_failures(with, skipped);
-        const auto after_all = all_failures(with);
+        const auto after_all = all_failing_entries(with);
         if (after.size() < failing.size() &&
             std::includes(failing_all.begin(), failing_all.end(), after_all.begin(), after_all.end())) {
           plan.cost += plan.candidates.back().cost;
@@ -815,19 +817,12 @@ std::string missing_name(const EntryPrediction& e) {
 // entry. A second failure on the same statement moves it further down.
 void move_below_statements(const Analysis& a, const Reachability& pins, const PlanOptions& options,
                            const std::vector<char>& skipped, CutPlan& plan) {
-  auto all_failures = [](const BothModes& b) {
-    std::set<std::pair<EntryMode, ModuleId>> out;
-    for (const SimulationResult* r : {&b.normal, &b.bare})
-      for (const EntryPrediction& e : r->entries)
-        if (e.fails) out.insert({r->mode, e.module});
-    return out;
-  };
   std::set<std::tuple<int, int, int>> tried;  // (file, import, definition)
   for (std::size_t round = 0; round < kMaxRounds; ++round) {
     const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
     const auto failing = certain_failures(both, skipped);
     if (failing.empty()) return;
-    const auto failing_all = all_failures(both);
+    const auto failing_all = all_failing_entries(both);
     bool progress = false;
     for (const SimulationResult* r : {&both.normal, &both.bare}) {
       for (const EntryPrediction& e : r->entries) {
@@ -920,7 +915,7 @@ void move_below_statements(const Analysis& a, const Reachability& pins, const Pl
         }
         const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
         const auto after = certain_failures(with, skipped);
-        const auto after_all = all_failures(with);
+        const auto after_all = all_failing_entries(with);
         if (after.size() < failing.size() &&
             std::includes(failing_all.begin(), failing_all.end(), after_all.begin(), after_all.end())) {
           plan.cost = 0;
