@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -601,14 +602,17 @@ class ForkServer {
 };
 
 // The run's private bytecode cache: a fresh directory under the temporary
-// directory, removed with everything in it when the run ends.
+// directory, removed with everything in it when the run ends. A run killed by a
+// signal cannot remove its own; the name holds the pid so that a later run
+// removes those whose process is gone.
 class PycachePrefix {
  public:
   PycachePrefix() {
     std::error_code ec;
     fs::path base = fs::temp_directory_path(ec);
     if (ec) base = "/tmp";
-    std::string tmpl = (base / "cyclefix-pycache-XXXXXX").string();
+    remove_stale(base);
+    std::string tmpl = (base / ("cyclefix-pycache-" + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (::mkdtemp(tmpl.data())) dir_ = tmpl;
     else error_ = "cannot create a bytecode cache directory under " + base.string() + ": " + std::strerror(errno);
   }
@@ -620,6 +624,21 @@ class PycachePrefix {
   PycachePrefix(const PycachePrefix&) = delete;
   PycachePrefix& operator=(const PycachePrefix&) = delete;
   const fs::path& dir() const { return dir_; }  // empty: not made (error())
+
+  static void remove_stale(const fs::path& base) {
+    std::error_code ec;
+    const std::string prefix = "cyclefix-pycache-";
+    for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind(prefix, 0) != 0) continue;
+      long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+      if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      struct stat st;
+      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
   const std::string& error() const { return error_; }
 
  private:
