@@ -19,6 +19,8 @@ struct VerifyCli {
   bool compare = false;
   std::string emit_test;
   double timeout = 30;
+  std::string isolation = "fork";
+  bool no_bytecode_cache = false;
 };
 
 // Imports every module first in a fresh interpreter; optionally compares with
@@ -54,9 +56,14 @@ int run_verify(const CommonOptions& o, const VerifyCli& v) {
     vo.mode = mode;
     vo.jobs = o.jobs;
     vo.timeout_s = v.timeout;
+    vo.isolation = *parse_isolation(v.isolation);
+    vo.bytecode_cache = !v.no_bytecode_cache;
+    std::vector<std::string> notes;
+    vo.note = [&](const std::string& text) { notes.push_back(text); };
     progress.phase("verify");
     auto results = verify_modules(modules, roots, vo);
     progress.clear();
+    for (const auto& n : notes) std::cerr << "cyclefix: verify: " << n << "\n";
     nlohmann::json j = verify_json(results, vo);
     std::size_t counts[3] = {0, 0, 0};
     for (const auto& r : results) counts[static_cast<int>(r.outcome)]++;
@@ -123,6 +130,13 @@ class VerifyCommand final : public Command {
     verify->add_flag("--compare", ver.compare, "Also run the simulator and list every disagreement (exit 1 if any)");
     verify->add_option("--emit-test", ver.emit_test, "Write a self-contained pytest file doing the same check");
     verify->add_option("--timeout", ver.timeout, "Seconds per import before the interpreter is killed (default 30)");
+    verify->add_option("--isolation", ver.isolation,
+                       "fork: one interpreter per job forks a clean child per module (default); "
+                       "process: a fresh interpreter per module")
+        ->check(CLI::IsMember({"fork", "process"}));
+    verify->add_flag("--no-bytecode-cache", ver.no_bytecode_cache,
+                     "Write no bytecode at all (PYTHONDONTWRITEBYTECODE=1) instead of compiling each file once "
+                     "per run into a private temporary PYTHONPYCACHEPREFIX");
   }
   bool chosen() const override { return static_cast<bool>(*verify); }
   bool configure() override { return apply_config(*verify, ver_opts); }

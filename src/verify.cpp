@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,10 +15,13 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
-#include <cstring>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -117,6 +122,95 @@ def _cyclefix_import_first():
 _cyclefix_import_first()
 )PY";
 
+// The fork server: `python -c CODE CHILD_CODE ROOT...` (one per worker). It
+// imports nothing that start-up has not loaded (sys, os), says it is ready,
+// then for each request "MODE\tMODULE\n" on fd 0 forks a child that undoes what
+// the server itself added (sys.modules entries, __main__ names, sys.argv) and
+// runs CHILD_CODE as `python -c CHILD_CODE MODE MODULE ROOT...` would, its
+// fd 1 a pipe the server reads. The server answers on fd 1 "pid N\n" at once,
+// then "done STATUS LENGTH\n" and the child's first output line (LENGTH bytes)
+// once the child has exited. The exited child is reaped only at the next
+// request, so its pid (and process group) cannot be reused while cyclefix may
+// still kill it after a timeout.
+constexpr std::string_view kForkServerCode = R"PY(_cyclefix_fresh_main = dict(globals())
+import sys
+_cyclefix_fresh_modules = set(sys.modules)
+import os
+
+
+def _cyclefix_serve(fresh_main, fresh_modules):
+    child_code = compile(sys.argv[1], "<string>", "exec")
+    roots = sys.argv[2:]
+    main = sys.modules["__main__"].__dict__
+    fork, read, write, close, dup2, exit_now = os.fork, os.read, os.write, os.close, os.dup2, os._exit
+    null = os.open(os.devnull, os.O_RDWR)
+
+    def send(data):
+        while data:
+            data = data[write(1, data):]
+
+    send(b"cyclefix-fork-server ready\n")
+    dup2(null, 2)
+    pending, last = b"", 0
+    while True:
+        while b"\n" not in pending:
+            chunk = read(0, 65536)
+            if not chunk:
+                if last:
+                    os.waitpid(last, 0)
+                return
+            pending += chunk
+        line, pending = pending.split(b"\n", 1)
+        if last:
+            os.waitpid(last, 0)
+            last = 0
+        mode, module = line.decode("utf-8", "surrogateescape").split("\t")
+        r, w = os.pipe()
+        pid = fork()
+        if pid == 0:
+            try:
+                os.setpgid(0, 0)
+                dup2(null, 0)
+                dup2(w, 1)
+                close(null)
+                close(r)
+                close(w)
+                for name in list(sys.modules):
+                    if name not in fresh_modules:
+                        del sys.modules[name]
+                sys.argv = ["-c", mode, module] + roots
+                main.clear()
+                main.update(fresh_main)
+                exec(child_code, main)
+            finally:
+                exit_now(70)
+        last = pid
+        close(w)
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
+        send(b"pid %d\n" % pid)
+        data = b""
+        while b"\n" not in data:
+            chunk = read(r, 65536)
+            if not chunk:
+                break
+            data += chunk
+        close(r)
+        if b"\n" in data:
+            data = data[:data.index(b"\n") + 1]
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        if info.si_code == os.CLD_EXITED:
+            status = (info.si_status & 0xFF) << 8
+        else:
+            status = info.si_status | (0x80 if info.si_code == os.CLD_DUMPED else 0)
+        send(b"done %d %d\n" % (status, len(data)) + data)
+
+
+_cyclefix_serve(_cyclefix_fresh_main, _cyclefix_fresh_modules)
+)PY";
+
 std::string format_seconds(double s) {
   std::ostringstream o;
   o << s;
@@ -153,6 +247,46 @@ struct ChildRun {
 
 using Clock = std::chrono::steady_clock;
 
+// Starts `python ARGS...` in a process group of its own (a timeout kills what
+// it started too) with default signal handling, `in_fd` as its stdin (-1:
+// /dev/null), `out_fd` and `err_fd` as stdout and stderr. An errno on failure.
+int spawn_python(const std::string& python, const std::vector<std::string>& args, char* const* envp,
+                 int in_fd, int out_fd, int err_fd, pid_t* pid) {
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(python.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (in_fd < 0)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  else
+    posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2})
+    sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                      POSIX_SPAWN_SETPGROUP);
+
+  const bool search = python.find('/') == std::string::npos;
+  int rc = search ? ::posix_spawnp(pid, python.c_str(), &actions, &attr, argv.data(), envp)
+                  : ::posix_spawn(pid, python.c_str(), &actions, &attr, argv.data(), envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
 ChildRun run_child(const std::string& python, const std::vector<std::string>& args,
                    char* const* envp, double timeout_s) {
   ChildRun run;
@@ -168,36 +302,8 @@ ChildRun run_child(const std::string& python, const std::vector<std::string>& ar
     return run;
   }
 
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(python.c_str()));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t empty, defaults;
-  sigemptyset(&empty);
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2})
-    sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills what it started too
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETPGROUP);
-
   pid_t pid = -1;
-  const bool search = python.find('/') == std::string::npos;
-  int rc = search ? ::posix_spawnp(&pid, python.c_str(), &actions, &attr, argv.data(), envp)
-                  : ::posix_spawn(&pid, python.c_str(), &actions, &attr, argv.data(), envp);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  int rc = spawn_python(python, args, envp, -1, out_pipe[1], err_pipe[1], &pid);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   if (rc != 0) {
@@ -306,6 +412,240 @@ std::string trim(std::string s) {
   return s;
 }
 
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+enum class ReadStatus { Data, Eof, Timeout, Error };
+
+// Waits until `fd` is readable or `deadline`, then appends what is there.
+ReadStatus read_some(int fd, std::string& into, Clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return ReadStatus::Timeout;
+    pollfd p = {fd, POLLIN, 0};
+    int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n < 0 && errno != EINTR) return ReadStatus::Error;
+    if (n <= 0) continue;
+    char buf[8192];
+    ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got > 0) {
+      into.append(buf, static_cast<std::size_t>(got));
+      return ReadStatus::Data;
+    }
+    if (got == 0) return ReadStatus::Eof;
+    if (errno != EINTR && errno != EAGAIN) return ReadStatus::Error;
+  }
+}
+
+// One fork server (kForkServerCode) and the socket it reads requests from and
+// answers on (its fd 0 and 1). Used by one worker thread.
+class ForkServer {
+ public:
+  ForkServer() = default;
+  ForkServer(const ForkServer&) = delete;
+  ForkServer& operator=(const ForkServer&) = delete;
+  ~ForkServer() { stop(false); }
+
+  // False, with the reason, when it does not start or does not say it is ready.
+  bool start(const std::string& python, const std::vector<std::string>& roots, char* const* envp,
+             double timeout_s, std::string* why) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      *why = std::string("socketpair: ") + std::strerror(errno);
+      return false;
+    }
+    sv[0] = raise_fd(sv[0]);
+    sv[1] = raise_fd(sv[1]);
+    int err_pipe[2];
+    if (sv[0] < 0 || sv[1] < 0 || !make_pipe(err_pipe)) {
+      *why = std::string("pipe: ") + std::strerror(errno);
+      if (sv[0] >= 0) ::close(sv[0]);
+      if (sv[1] >= 0) ::close(sv[1]);
+      return false;
+    }
+    std::vector<std::string> args = {"-c", std::string(kForkServerCode), std::string(kChildCode)};
+    args.insert(args.end(), roots.begin(), roots.end());
+    int rc = spawn_python(python, args, envp, sv[1], sv[1], err_pipe[1], &pid_);
+    ::close(sv[1]);
+    ::close(err_pipe[1]);
+    sock_ = sv[0];
+    if (rc != 0) {
+      pid_ = -1;
+      *why = "cannot run '" + python + "': " + std::strerror(rc);
+      ::close(err_pipe[0]);
+      stop(true);
+      return false;
+    }
+    // Start-up output before the ready line (a noisy .pth file) is skipped.
+    const std::string ready = "cyclefix-fork-server ready\n";
+    const auto deadline = after(std::max(timeout_s, 10.0));
+    ReadStatus st = ReadStatus::Data;
+    while (buf_.find(ready) == std::string::npos && st == ReadStatus::Data) st = read_some(sock_, buf_, deadline);
+    if (auto at = buf_.find(ready); at != std::string::npos) {
+      buf_.erase(0, at + ready.size());
+      ::close(err_pipe[0]);
+      return true;
+    }
+    std::string err;
+    ::fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+    if (st != ReadStatus::Timeout)  // it exited: its stderr is complete
+      while (read_some(err_pipe[0], err, after(1)) == ReadStatus::Data && err.size() < 65536) {
+      }
+    ::close(err_pipe[0]);
+    err = trim(err);
+    if (auto last = err.rfind('\n'); last != std::string::npos) err.erase(0, last + 1);
+    *why = st == ReadStatus::Timeout ? "it did not start within " + format_seconds(std::max(timeout_s, 10.0)) + " s"
+                                     : "it exited at start-up" + (err.empty() ? std::string() : ": " + err);
+    stop(true);
+    return false;
+  }
+
+  bool alive() const { return pid_ > 0; }
+
+  // Imports `module` first in a forked child. nullopt when the server stopped
+  // before the child reported (the caller imports it again another way); the
+  // server is then gone, and `why` says what happened.
+  std::optional<ChildRun> run(const std::string& mode, const std::string& module, double timeout_s,
+                              std::string* why) {
+    const std::string request = mode + '\t' + module + '\n';
+    for (std::size_t sent = 0; sent < request.size();) {
+      ssize_t n = ::send(sock_, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return died("it stopped reading requests", why);
+      sent += static_cast<std::size_t>(n);
+    }
+    const auto deadline = after(timeout_s);
+    // The server answers a request within moments unless it is stuck itself.
+    constexpr double kGrace = 10;
+    ChildRun run;
+    pid_t child = -1;
+    auto line = [&](Clock::time_point until, std::string* out) -> ReadStatus {
+      for (;;) {
+        if (auto nl = buf_.find('\n'); nl != std::string::npos) {
+          *out = buf_.substr(0, nl);
+          buf_.erase(0, nl + 1);
+          return ReadStatus::Data;
+        }
+        ReadStatus st = read_some(sock_, buf_, until);
+        if (st != ReadStatus::Data) return st;
+      }
+    };
+    std::string text;
+    if (line(deadline + std::chrono::seconds(static_cast<int>(kGrace)), &text) != ReadStatus::Data ||
+        std::sscanf(text.c_str(), "pid %d", &child) != 1 || child <= 0)
+      return died("it did not fork a child", why);
+    auto kill_child = [&] {
+      ::kill(-child, SIGKILL);
+      ::kill(child, SIGKILL);
+    };
+    ReadStatus st = line(deadline, &text);
+    if (st == ReadStatus::Timeout) {
+      kill_child();
+      run.timed_out = true;
+      st = line(after(kGrace), &text);
+      if (st == ReadStatus::Timeout) {  // the child is dead; the server is stuck
+        stop(true);
+        *why = "it did not answer after a timed-out module was killed";
+        return run;
+      }
+    }
+    long long status = 0, length = -1;
+    if (st != ReadStatus::Data || std::sscanf(text.c_str(), "done %lld %lld", &status, &length) != 2 ||
+        length < 0) {
+      kill_child();  // orphaned, or still running
+      return died("it stopped while a module was being imported", why);
+    }
+    while (buf_.size() < static_cast<std::size_t>(length))
+      if (read_some(sock_, buf_, after(kGrace)) != ReadStatus::Data)
+        return died("it stopped while reporting a result", why);
+    run.out = buf_.substr(0, static_cast<std::size_t>(length));
+    buf_.erase(0, static_cast<std::size_t>(length));
+    run.wait_status = static_cast<int>(status);
+    // As with a process: a result line that came is a result, even if the kill was due.
+    if (run.out.find('\n') != std::string::npos) run.timed_out = false;
+    return run;
+  }
+
+ private:
+  std::optional<ChildRun> died(std::string what, std::string* why) {
+    stop(true);
+    *why = std::move(what);
+    return std::nullopt;
+  }
+
+  // Closing the socket ends the server; `force` kills it outright.
+  void stop(bool force) {
+    if (sock_ >= 0) ::close(sock_);
+    sock_ = -1;
+    if (pid_ <= 0) return;
+    if (force) ::kill(pid_, SIGKILL);
+    int status = 0;
+    const auto deadline = after(5);
+    for (;;) {
+      pid_t w = ::waitpid(pid_, &status, WNOHANG);
+      if (w == pid_ || (w < 0 && errno != EINTR)) break;
+      if (Clock::now() >= deadline) {
+        ::kill(pid_, SIGKILL);
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    pid_ = -1;
+  }
+
+  pid_t pid_ = -1;
+  int sock_ = -1;
+  std::string buf_;  // read from the socket, not yet consumed
+};
+
+// The run's private bytecode cache: a fresh directory under the temporary
+// directory, removed with everything in it when the run ends. A run killed by a
+// signal cannot remove its own; the name holds the pid so that a later run
+// removes those whose process is gone.
+class PycachePrefix {
+ public:
+  PycachePrefix() {
+    std::error_code ec;
+    fs::path base = fs::temp_directory_path(ec);
+    if (ec) base = "/tmp";
+    remove_stale(base);
+    std::string tmpl = (base / ("cyclefix-pycache-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+    if (::mkdtemp(tmpl.data())) dir_ = tmpl;
+    else error_ = "cannot create a bytecode cache directory under " + base.string() + ": " + std::strerror(errno);
+  }
+  ~PycachePrefix() {
+    if (dir_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  PycachePrefix(const PycachePrefix&) = delete;
+  PycachePrefix& operator=(const PycachePrefix&) = delete;
+  const fs::path& dir() const { return dir_; }  // empty: not made (error())
+
+  static void remove_stale(const fs::path& base) {
+    std::error_code ec;
+    const std::string prefix = "cyclefix-pycache-";
+    for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind(prefix, 0) != 0) continue;
+      long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+      if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      struct stat st;
+      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  fs::path dir_;
+  std::string error_;
+};
+
 VerifyResult classify(const std::string& module, const ChildRun& run, double timeout_s) {
   VerifyResult r;
   r.module = module;
@@ -407,6 +747,12 @@ std::string_view to_string(ImportOutcome o) {
   return "other";
 }
 
+std::optional<Isolation> parse_isolation(std::string_view s) {
+  if (s == "fork") return Isolation::Fork;
+  if (s == "process") return Isolation::Process;
+  return std::nullopt;
+}
+
 std::optional<EntryMode> parse_entry_mode(std::string_view s) {
   if (s == "normal") return EntryMode::Normal;
   if (s == "bare") return EntryMode::Bare;
@@ -420,18 +766,39 @@ std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules
   std::vector<VerifyResult> results(modules.size());
   if (modules.empty()) return results;
 
+  // Notes go to the caller once each, whichever worker has them.
+  std::mutex note_mu;
+  std::set<std::string> noted;
+  auto note = [&](const std::string& text) {
+    std::lock_guard<std::mutex> lock(note_mu);
+    if (options.note && noted.insert(text).second) options.note(text);
+  };
+
+  std::optional<PycachePrefix> pycache;
+  if (options.bytecode_cache) {
+    pycache.emplace();
+    if (pycache->dir().empty()) {
+      note(pycache->error() + "; bytecode is not cached");
+      pycache.reset();
+    }
+  }
+
   // The environment, once: PYTHONPATH (and anything that would make the
-  // interpreter interactive or change what -c runs) out, bytecode writing off.
+  // interpreter interactive or change what -c runs) out; bytecode either
+  // written only to the run's private cache or not at all.
   std::vector<std::string> env_storage;
   for (char** e = environ; e && *e; ++e) {
     std::string_view kv(*e);
     auto key = kv.substr(0, kv.find('='));
-    if (key == "PYTHONPATH" || key == "PYTHONDONTWRITEBYTECODE" || key == "PYTHONINSPECT" ||
-        key == "PYTHONSTARTUP" || key == "PYTHONSAFEPATH")
+    if (key == "PYTHONPATH" || key == "PYTHONDONTWRITEBYTECODE" || key == "PYTHONPYCACHEPREFIX" ||
+        key == "PYTHONINSPECT" || key == "PYTHONSTARTUP" || key == "PYTHONSAFEPATH")
       continue;
     env_storage.emplace_back(kv);
   }
-  env_storage.emplace_back("PYTHONDONTWRITEBYTECODE=1");
+  if (pycache)
+    env_storage.emplace_back("PYTHONPYCACHEPREFIX=" + pycache->dir().string());
+  else
+    env_storage.emplace_back("PYTHONDONTWRITEBYTECODE=1");
   // No script directory on sys.path (3.11+; older interpreters ignore it). From
   // 3.13 on, a circular import of a module in the script directory (here, the
   // tree: verify runs in it) is worded as possible shadowing ("consider
@@ -452,14 +819,36 @@ std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, modules.size()));
   std::atomic<std::size_t> next{0};
+  // Lazy entry needs -X lazy_imports=all on the interpreter: fresh processes.
+  const bool fork_server = options.isolation == Isolation::Fork && options.mode != EntryMode::Lazy;
   auto worker = [&] {
+    std::optional<ForkServer> server;
+    if (fork_server) {
+      std::string why;
+      server.emplace();
+      if (!server->start(python, roots, envp.data(), options.timeout_s, &why)) {
+        note("the fork server did not start (" + why + "); importing each module in a fresh interpreter instead");
+        server.reset();
+      }
+    }
     for (std::size_t i; (i = next.fetch_add(1)) < modules.size();) {
-      std::vector<std::string> args = {"-c", code, mode, modules[i]};
-      // PEP 810's global switch (Python 3.15+): module-level imports become lazy.
-      if (options.mode == EntryMode::Lazy) args.insert(args.begin(), {"-X", "lazy_imports=all"});
-      args.insert(args.end(), roots.begin(), roots.end());
-      ChildRun run = run_child(python, args, envp.data(), options.timeout_s);
-      results[i] = classify(modules[i], run, options.timeout_s);
+      std::optional<ChildRun> run;
+      if (server) {
+        std::string why;
+        run = server->run(mode, modules[i], options.timeout_s, &why);
+        if (!server->alive()) {
+          note("a fork server stopped (" + why + "); importing its remaining modules in fresh interpreters");
+          server.reset();
+        }
+      }
+      if (!run) {
+        std::vector<std::string> args = {"-c", code, mode, modules[i]};
+        // PEP 810's global switch (Python 3.15+): module-level imports become lazy.
+        if (options.mode == EntryMode::Lazy) args.insert(args.begin(), {"-X", "lazy_imports=all"});
+        args.insert(args.end(), roots.begin(), roots.end());
+        run = run_child(python, args, envp.data(), options.timeout_s);
+      }
+      results[i] = classify(modules[i], *run, options.timeout_s);
     }
   };
   if (jobs <= 1) {

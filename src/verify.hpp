@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -26,11 +27,30 @@ namespace cyclefix {
 //           its body, so `from pkg import NAME_FROM_ITS_INIT` fails there with a
 //           plain (non-circular) ImportError.
 
+// Where each module is imported first. Both give every module an interpreter
+// of its own whose sys.modules holds only what start-up loaded.
+//   Fork:    one server interpreter per worker starts once (importing nothing
+//            but sys and os, loaded by start-up anyway) and forks a child per
+//            module that runs verify_child_code() as `python -c` would. Saves an
+//            interpreter start (and site) per module. Lazy entry mode uses
+//            Process: the server would need -X lazy_imports=all, untested.
+//   Process: a fresh `python -c` per module, as before.
+enum class Isolation { Fork, Process };
+
 struct VerifyOptions {
   std::string python = "python3";  // looked up on PATH when it has no slash
   EntryMode mode = EntryMode::Normal;
   unsigned jobs = 0;       // interpreters run at once; 0: all cores
   double timeout_s = 30;   // per module; the interpreter is killed after it
+  Isolation isolation = Isolation::Fork;
+  // PYTHONPYCACHEPREFIX=<a private temporary directory, removed after the run>
+  // with bytecode writing on, so each source file is compiled once per run, not
+  // once per module that imports it; nothing is written into the tree. Off:
+  // PYTHONDONTWRITEBYTECODE=1, every interpreter compiles what has no .pyc.
+  bool bytecode_cache = true;
+  // Told (once per distinct text) when the fork server cannot start or stops
+  // and fresh processes are used instead, or the cache directory cannot be made.
+  std::function<void(const std::string&)> note;
 };
 
 enum class ImportOutcome {
@@ -47,17 +67,19 @@ struct VerifyResult {
   std::string message;     // str(exception) or what went wrong; "" when Ok
 };
 
-// Imports each of `modules` in its own fresh interpreter, `sys_path_roots`
-// first on sys.path (made absolute; the current directory is not on it),
-// PYTHONPATH unset and PYTHONDONTWRITEBYTECODE=1 so nothing is written into the
-// tree. Site-packages stay available for third-party dependencies. Module
-// output (stdout, stderr) is discarded. Results are in input order.
+// Imports each of `modules` in its own fresh interpreter (options.isolation),
+// `sys_path_roots` first on sys.path (made absolute; the current directory is
+// not on it), PYTHONPATH unset, nothing written into the tree (bytecode goes to
+// the run's private cache, or is not written). Site-packages stay available for
+// third-party dependencies. Module output (stdout, stderr) is discarded.
+// Results are in input order.
 std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules,
                                          const std::vector<std::string>& sys_path_roots,
                                          const VerifyOptions& options);
 
 std::string_view to_string(ImportOutcome o);  // "ok", "circular", "other"
 std::optional<EntryMode> parse_entry_mode(std::string_view s);  // "normal", "bare", "lazy"
+std::optional<Isolation> parse_isolation(std::string_view s);    // "fork", "process"
 
 // {"entry_mode", "python", "results": [{"module","outcome","error_type","message"}],
 //  "counts": {"ok","circular","other"}}

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -474,4 +476,191 @@ TEST(VerifyPytestFile, PassesAndFailsUnderPytest) {
     EXPECT_NE(r.out.find("circular import: pkg.c (bare entry)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("1 failed"), std::string::npos) << r.out;
   }
+}
+
+namespace {
+
+// One module per behaviour the two isolations must report alike.
+void write_isolation_fixtures(const TempTree& t) {
+  write_ab_cycle(t);
+  t.write("p/__init__.py", "");
+  t.write("p/x.py", "from p import y\nV = 1\n");
+  t.write("p/y.py", "from p import x\nW = x.V\n");
+  t.write("pkg/__init__.py", "raise RuntimeError('package body ran')\n");
+  t.write("pkg/leaf.py", "import json\nV = json.dumps(1)\n");
+  t.write("needs_dep.py", "import cyclefix_definitely_not_installed_pkg\n");
+  t.write("quits.py", "import sys\nsys.exit(3)\n");
+  t.write("dies.py", "import os\nos._exit(4)\n");
+  t.write("bad.py", "def f(:\n    pass\n");
+  t.write("slow_child.py", "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\nimport time\ntime.sleep(60)\n");
+  t.write("spins.py", "import threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\n");
+  t.write("loud.py", "import os, sys\nprint('{\"outcome\": \"circular\"}')\nprint('x' * 200000)\nos.write(1, b'raw\\n')\n"
+                     "print('err', file=sys.stderr)\n");
+  // What a module sees of the interpreter it is imported in: a forked child
+  // must look like a fresh `python -c` (hash-seed-dependent values left out).
+  t.write("probe.py",
+          "import os, sys, __main__\n"
+          "raise RuntimeError(repr((sorted(sys.modules), sorted(vars(__main__)), sys.argv, sys.path[0],\n"
+          "    os.getpgid(0) == os.getpid(), os.isatty(0), os.read(0, 10), sys.stdout.line_buffering,\n"
+          "    sys.stdin.fileno(), sys.flags.safe_path, sys.dont_write_bytecode == (sys.pycache_prefix is None))))\n");
+}
+
+// slow_child is imported on its own with a short timeout: the others get the
+// default one, so that a loaded machine does not turn them into timeouts.
+const std::vector<std::string> kIsolationModules = {"a",    "b",   "p.x",   "pkg.leaf", "pkg",  "needs_dep",
+                                                    "quits", "dies", "bad", "spins",    "loud", "probe"};
+
+void expect_same(const std::vector<VerifyResult>& expected, const std::vector<VerifyResult>& actual,
+                 const std::string& what) {
+  ASSERT_EQ(expected.size(), actual.size()) << what;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(expected[i].module, actual[i].module) << what;
+    EXPECT_EQ(expected[i].outcome, actual[i].outcome) << what << ": " << describe(expected[i]) << " vs "
+                                                      << describe(actual[i]);
+    EXPECT_EQ(expected[i].error_type, actual[i].error_type) << what << ": " << expected[i].module;
+    EXPECT_EQ(expected[i].message, actual[i].message) << what << ": " << expected[i].module;
+  }
+}
+
+void expect_no_pycache(const fs::path& root) {
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    EXPECT_NE(e.path().filename(), "__pycache__") << e.path();
+}
+
+}  // namespace
+
+TEST(Verify, ForkAndProcessGiveTheSameResults) {
+  REQUIRE_PYTHON();
+  TempTree t;
+  write_isolation_fixtures(t);
+  for (EntryMode mode : {EntryMode::Normal, EntryMode::Bare}) {
+    VerifyOptions base;
+    base.mode = mode;
+    base.jobs = 2;
+    base.isolation = cyclefix::Isolation::Process;
+    base.bytecode_cache = false;  // the behaviour before fork servers and caches
+    std::vector<std::string> notes;
+    base.note = [&](const std::string& n) { notes.push_back(n); };
+    VerifyOptions quick = base;
+    quick.timeout_s = 1;
+    auto expected = cyclefix::verify_modules(kIsolationModules, {t.str()}, base);
+    auto expected_slow = cyclefix::verify_modules({"slow_child"}, {t.str()}, quick);
+    ASSERT_EQ(expected.size(), kIsolationModules.size());
+    ASSERT_EQ(expected_slow.size(), 1u);
+    EXPECT_EQ(expected[0].outcome, ImportOutcome::Circular) << describe(expected[0]);
+    EXPECT_EQ(expected_slow[0].error_type, "Timeout") << describe(expected_slow[0]);
+    EXPECT_EQ(expected[9].outcome, ImportOutcome::Ok) << describe(expected[9]);
+    EXPECT_EQ(expected[11].error_type, "RuntimeError") << describe(expected[11]);
+    for (auto isolation : {cyclefix::Isolation::Fork, cyclefix::Isolation::Process})
+      for (bool cache : {true, false}) {
+        const std::string what = std::string(cyclefix::to_string(mode)) +
+                                 (isolation == cyclefix::Isolation::Fork ? " fork" : " process") +
+                                 (cache ? " cache" : "");
+        VerifyOptions o = base;
+        o.isolation = isolation;
+        o.bytecode_cache = cache;
+        expect_same(expected, cyclefix::verify_modules(kIsolationModules, {t.str()}, o), what);
+        o.timeout_s = quick.timeout_s;
+        expect_same(expected_slow, cyclefix::verify_modules({"slow_child"}, {t.str()}, o), what);
+      }
+    EXPECT_TRUE(notes.empty()) << notes.front();
+  }
+  expect_no_pycache(t.root());
+}
+
+TEST(Verify, BytecodeCacheIsPrivateAndRemoved) {
+  REQUIRE_PYTHON();
+  TempTree t, tmp;
+  t.write("pkg/__init__.py", "");
+  t.write("pkg/shared.py", "V = 1\n");
+  t.write("pkg/where.py", "import pkg.shared\nraise RuntimeError(pkg.shared.__cached__)\n");
+  t.write("pkg/slow.py", "import pkg.shared, time\ntime.sleep(60)\n");
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir ? old_tmpdir : "";
+  ::setenv("TMPDIR", tmp.str().c_str(), 1);
+  {
+    // Left by runs killed by a signal: removed when their process is gone.
+    const fs::path stale = tmp.root() / "cyclefix-pycache-2147480000-abcdef";
+    const fs::path live = tmp.root() / ("cyclefix-pycache-" + std::to_string(::getppid()) + "-abcdef");
+    fs::create_directories(stale / "usr");
+    fs::create_directories(live);
+    VerifyOptions o;
+    cyclefix::verify_modules({"pkg.shared"}, {t.str()}, o);
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_TRUE(fs::exists(live));
+    fs::remove_all(live);
+  }
+  for (auto isolation : {cyclefix::Isolation::Fork, cyclefix::Isolation::Process}) {
+    VerifyOptions o;
+    o.isolation = isolation;
+    auto rs = cyclefix::verify_modules({"pkg.where", "pkg.where"}, {t.str()}, o);
+    ASSERT_EQ(rs.size(), 2u);
+    // Compiled into the run's own directory under TMPDIR, not next to the source.
+    EXPECT_EQ(rs[0].message.rfind((tmp.root() / "cyclefix-pycache-").string(), 0), 0u) << rs[0].message;
+    EXPECT_EQ(rs[0].message, rs[1].message);
+    EXPECT_FALSE(fs::exists(rs[0].message)) << "left behind: " << rs[0].message;
+    EXPECT_TRUE(fs::is_empty(tmp.root())) << "the cache directory outlived the run";
+    o.timeout_s = 1;  // and after a run whose module was killed
+    auto slow = cyclefix::verify_modules({"pkg.slow"}, {t.str()}, o);
+    ASSERT_EQ(slow.size(), 1u);
+    EXPECT_EQ(slow[0].error_type, "Timeout") << describe(slow[0]);
+    EXPECT_TRUE(fs::is_empty(tmp.root())) << "the cache directory outlived a timed-out run";
+    o.timeout_s = 30;
+    o.bytecode_cache = false;
+    auto off = cyclefix::verify_modules({"pkg.where"}, {t.str()}, o);
+    ASSERT_EQ(off.size(), 1u);
+    EXPECT_NE(off[0].message.find("__pycache__"), std::string::npos) << off[0].message;  // would be, if written
+    EXPECT_TRUE(fs::is_empty(tmp.root()));
+  }
+  if (old_tmpdir)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  expect_no_pycache(t.root());
+}
+
+TEST(Verify, FallsBackToProcessesWhenTheForkServerCannotRun) {
+  REQUIRE_PYTHON();
+  TempTree t;
+  write_isolation_fixtures(t);
+  // An interpreter that runs modules but not the server (a wrapper that resolves
+  // to itself, so cyclefix cannot see past it).
+  t.write("bin/python", "#!/bin/sh\ncase \"$2\" in\n  *cyclefix-fork-server*) echo 'no fork server here' >&2; exit 3;;\n"
+                        "  *sys.executable*) echo \"$0\"; exit 0;;\nesac\nexec python3 \"$@\"\n");
+  fs::permissions(t.root() / "bin/python", fs::perms::owner_all);
+  VerifyOptions o;
+  o.jobs = 2;
+  o.isolation = cyclefix::Isolation::Process;
+  const std::vector<std::string> modules = {"a", "p.x", "quits", "dies", "loud", "probe"};
+  auto expected = cyclefix::verify_modules(modules, {t.str()}, o);
+  o.isolation = cyclefix::Isolation::Fork;
+  o.python = (t.root() / "bin/python").string();
+  std::vector<std::string> notes;
+  o.note = [&](const std::string& n) { notes.push_back(n); };
+  expect_same(expected, cyclefix::verify_modules(modules, {t.str()}, o), "wrapper");
+  ASSERT_EQ(notes.size(), 1u);  // once, not once per worker
+  EXPECT_NE(notes[0].find("did not start (it exited at start-up: no fork server here)"), std::string::npos)
+      << notes[0];
+
+  // A server that dies mid-run: the module being imported and the rest go to
+  // fresh interpreters.
+  t.write("killer.py",
+          "import os, signal\n"
+          "with open('/proc/%d/cmdline' % os.getppid(), 'rb') as f:\n"
+          "    if b'cyclefix-fork-server' in f.read():\n"
+          "        os.kill(os.getppid(), signal.SIGKILL)\n"
+          "V = 1\n");
+  std::vector<std::string> with_killer = modules;
+  with_killer.insert(with_killer.begin() + 2, "killer");
+  o.python = "python3";
+  o.isolation = cyclefix::Isolation::Process;
+  o.jobs = 1;
+  expected = cyclefix::verify_modules(with_killer, {t.str()}, o);
+  EXPECT_EQ(expected[2].outcome, ImportOutcome::Ok) << describe(expected[2]);
+  notes.clear();
+  o.isolation = cyclefix::Isolation::Fork;
+  expect_same(expected, cyclefix::verify_modules(with_killer, {t.str()}, o), "killed server");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("a fork server stopped"), std::string::npos) << notes[0];
+  expect_no_pycache(t.root());
 }
