@@ -34,7 +34,14 @@ void move_below(const RewriteInput& in, AtomicChange& change) {
   text += nl + nl;  // two blank lines after a def or class (PEP 8)
   if (in.options.note)
     text += cycle_note_text(in, "# Below " + below.name + ": ", kFullNoteWidth) + nl;
-  text += std::string(moved) + "  # noqa: E402" + nl;
+  // The suppression goes on the statement's first line, where linters report E402.
+  std::string statement(moved);
+  const std::size_t first = st.shares_line ? 0 : st.stmt_begin - st.span_begin;
+  std::size_t eol = statement.find('\n', first);
+  if (eol == std::string::npos) eol = statement.size();
+  if (eol > first && statement[eol - 1] == '\r') --eol;
+  statement.insert(eol, "  # noqa: E402");
+  text += statement + nl;
   change.edits.push_back({at, 0, text});
 }
 

@@ -916,7 +916,19 @@ void move_below_statements(const Analysis& a, const Reachability& pins, const Pl
         const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
         const auto after = certain_failures(with, skipped);
         const auto after_all = all_failing_entries(with);
-        if (after.size() < failing.size() &&
+        // Progress: fewer certain failures, or this entry now fails on a name
+        // M defines further down (the next round moves the statement again).
+        bool moved_on = false;
+        const SimulationResult& same = r->mode == EntryMode::Normal ? with.normal : with.bare;
+        for (const EntryPrediction& e2 : same.entries)
+          if (e2.module == e.module && e2.fails && !e2.uncertain && e2.partial == e.partial) {
+            const std::string next = missing_name(e2);
+            moved_on = !next.empty() && next != name &&
+                       std::any_of(fa.facts.definitions.begin(), fa.facts.definitions.end(), [&](const Definition& dd) {
+                         return dd.name == next && dd.end_line > below;
+                       });
+          }
+        if ((after.size() < failing.size() || moved_on) &&
             std::includes(failing_all.begin(), failing_all.end(), after_all.begin(), after_all.end())) {
           plan.cost = 0;
           for (int i : plan.cuts) plan.cost += plan.candidates[i].cost;

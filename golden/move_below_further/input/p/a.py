@@ -1,0 +1,11 @@
+from p.b import Plugin
+
+NAME = "a"
+
+
+class Host:
+    plugins = []
+
+
+HOST = Host()
+HOST.plugins.append(Plugin(NAME))

@@ -1,0 +1,5 @@
+from p.a import LATE
+
+
+def make(x):
+    return x + LATE
