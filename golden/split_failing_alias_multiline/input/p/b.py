@@ -1,0 +1,11 @@
+class BASE:
+    pass
+
+
+from p.a import X
+
+print(X)
+
+
+def helper(x):
+    return x
