@@ -7,8 +7,10 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "cut_solver.hpp"
 #include "reachability.hpp"
@@ -695,13 +697,48 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
   plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Every failing entry (mode, module), certain or not: a split or a move may add none.
-std::set<std::pair<EntryMode, ModuleId>> all_failing_entries(const BothModes& b) {
-  std::set<std::pair<EntryMode, ModuleId>> out;
-  for (const SimulationResult* r : {&b.normal, &b.bare})
-    for (const EntryPrediction& e : r->entries)
-      if (e.fails) out.insert({r->mode, e.module});
-  return out;
+// What the plan so far leaves failing, for the changes made one at a time
+// after the loop (a split, a move below).
+struct Failing {
+  std::set<std::pair<EntryMode, ModuleId>> certain;  // certain circular failures
+  std::set<std::pair<EntryMode, ModuleId>> all;      // every failing entry, certain or not
+
+  static std::set<std::pair<EntryMode, ModuleId>> every(const BothModes& b) {
+    std::set<std::pair<EntryMode, ModuleId>> out;
+    for (const SimulationResult* r : {&b.normal, &b.bare})
+      for (const EntryPrediction& e : r->entries)
+        if (e.fails) out.insert({r->mode, e.module});
+    return out;
+  }
+  // A change whose simulation is `with` is kept when it leaves fewer certain
+  // failures (or `progress` says it helped otherwise) and no entry fails that
+  // did not fail before.
+  bool kept(const BothModes& with, const std::vector<char>& skipped, bool progress = false) const {
+    const auto after = every(with);
+    return (certain_failures(with, skipped).size() < certain.size() || progress) &&
+           std::includes(all.begin(), all.end(), after.begin(), after.end());
+  }
+};
+
+// Rounds of single changes: each round simulates the plan and offers its
+// certain circular failures, in order, to `try_one` until it keeps a change
+// (returns true); stops when nothing fails, a round keeps nothing, or after
+// kMaxRounds.
+void change_one_at_a_time(
+    const Analysis& a, const std::vector<char>& skipped, const CutPlan& plan,
+    const std::function<bool(const SimulationResult&, const EntryPrediction&, const Failing&)>& try_one) {
+  for (std::size_t round = 0; round < kMaxRounds; ++round) {
+    const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
+    const Failing failing{certain_failures(both, skipped), Failing::every(both)};
+    if (failing.certain.empty()) return;
+    bool progress = false;
+    for (const SimulationResult* r : {&both.normal, &both.bare})
+      for (const EntryPrediction& e : r->entries) {
+        if (progress) break;
+        if (e.fails && e.circular && !e.uncertain) progress = try_one(*r, e, failing);
+      }
+    if (!progress) return;
+  }
 }
 
 // --only-failing, after the loop (issue 17 item 2, "split a multi-name
@@ -717,80 +754,63 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
                               const std::vector<char>& skipped, CutPlan& plan) {
   static const std::string kPrefix = "cannot import name '";
   std::set<std::pair<int, int>> tried;
-  for (std::size_t round = 0; round < kMaxRounds; ++round) {
-    const std::vector<int> cuts = plan.cuts;
-    const BothModes both = simulate_both(a, deferred_of(plan, cuts));
-    const auto failing = certain_failures(both, skipped);
-    if (failing.empty()) return;
-    // Every failing entry, certain or not: a split may add none.
-    const auto failing_all = all_failing_entries(both);
-    bool progress = false;
-    for (const SimulationResult* r : {&both.normal, &both.bare}) {
-      for (const EntryPrediction& e : r->entries) {
-        if (progress) break;
-        if (!e.fails || !e.circular || e.uncertain || e.chain.empty() || e.message.rfind(kPrefix, 0) != 0) continue;
-        const std::string name = e.message.substr(kPrefix.size(), e.message.find('\'', kPrefix.size()) - kPrefix.size());
-        const ChainHop& hop = e.chain.back();
-        const int file = a.modules[hop.module].file;
-        if (file < 0) continue;
-        const FileAnalysis& fa = a.files[file];
-        int import = -1;
-        std::string bound;
-        for (std::size_t ii = 0; ii < fa.facts.imports.size() && import < 0; ++ii) {
-          const ImportStatement& st = fa.facts.imports[ii];
-          if (st.line != hop.line || !st.is_from || st.star || st.names.size() < 2 ||
-              st.context != ImportContext::ModuleLevel)
-            continue;
-          for (const ImportAlias& al : st.names)
-            if (al.name == name) {
-              import = static_cast<int>(ii);
-              bound = al.bound_name(true);
-            }
+  change_one_at_a_time(a, skipped, plan, [&](const SimulationResult&, const EntryPrediction& e, const Failing& failing) {
+    if (e.chain.empty() || e.message.rfind(kPrefix, 0) != 0) return false;
+    const std::string name = e.message.substr(kPrefix.size(), e.message.find('\'', kPrefix.size()) - kPrefix.size());
+    const ChainHop& hop = e.chain.back();
+    const int file = a.modules[hop.module].file;
+    if (file < 0) return false;
+    const FileAnalysis& fa = a.files[file];
+    int import = -1;
+    std::string bound;
+    for (std::size_t ii = 0; ii < fa.facts.imports.size() && import < 0; ++ii) {
+      const ImportStatement& st = fa.facts.imports[ii];
+      if (st.line != hop.line || !st.is_from || st.star || st.names.size() < 2 ||
+          st.context != ImportContext::ModuleLevel)
+        continue;
+      for (const ImportAlias& al : st.names)
+        if (al.name == name) {
+          import = static_cast<int>(ii);
+          bound = al.bound_name(true);
         }
-        if (import < 0 || !tried.insert({file, import}).second) continue;
-        if (std::any_of(cuts.begin(), cuts.end(), [&](int i) {
-              return plan.candidates[i].file == file && plan.candidates[i].import == import;
-            }))
-          continue;
-        CandidateStatement c;
-        c.file = file;
-        c.import = import;
-        for (const ImportTarget& t : fa.resolved[import].targets) c.targets.push_back(t.module);
-        const std::vector<std::string> only = {bound};
-        assess(a, pins, needs, runtime, options, c, &only);
-        if (!c.cuttable) continue;
-        c.split = true;
-        c.how = "split: only `" + bound + "` moves, into the functions that use it; the other names stay at module "
-                "level, where they are read at import time";
-        if (options.target_minor >= 15 && c.lazy_eligible) {
-          // PEP 810 (issue 18 item 3): `bound` on a lazy statement of its own
-          // below, the rest stays eager. One line changed, one added.
-          c.strategy = Strategy::Lazy;
-          c.cost = 2 * kCostChangedLine;
-          c.cost_terms = number(kCostChangedLine) + " (statement line changed) + " + number(kCostChangedLine) +
-                         " (lazy statement added)";
-          c.how = "split: only `" + bound + "` becomes a lazy import, on a line of its own; the other names stay "
-                  "eager, where they are read at import time";
-          c.functions.clear();
-          c.type_checking.clear();
-        }
-        plan.candidates.push_back(std::move(c));
-        plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
-        const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
-        const auto after = certain_failures(with, skipped);
-        const auto after_all = all_failing_entries(with);
-        if (after.size() < failing.size() &&
-            std::includes(failing_all.begin(), failing_all.end(), after_all.begin(), after_all.end())) {
-          plan.cost += plan.candidates.back().cost;
-          progress = true;
-        } else {
-          plan.cuts.pop_back();
-          plan.candidates.pop_back();
-        }
-      }
     }
-    if (!progress) return;
-  }
+    if (import < 0 || !tried.insert({file, import}).second) return false;
+    if (std::any_of(plan.cuts.begin(), plan.cuts.end(), [&](int i) {
+          return plan.candidates[i].file == file && plan.candidates[i].import == import;
+        }))
+      return false;
+    CandidateStatement c;
+    c.file = file;
+    c.import = import;
+    for (const ImportTarget& t : fa.resolved[import].targets) c.targets.push_back(t.module);
+    const std::vector<std::string> only = {bound};
+    assess(a, pins, needs, runtime, options, c, &only);
+    if (!c.cuttable) return false;
+    c.split = true;
+    c.how = "split: only `" + bound + "` moves, into the functions that use it; the other names stay at module "
+            "level, where they are read at import time";
+    if (options.target_minor >= 15 && c.lazy_eligible) {
+      // PEP 810 (issue 18 item 3): `bound` on a lazy statement of its own
+      // below, the rest stays eager. One line changed, one added.
+      c.strategy = Strategy::Lazy;
+      c.cost = 2 * kCostChangedLine;
+      c.cost_terms = number(kCostChangedLine) + " (statement line changed) + " + number(kCostChangedLine) +
+                     " (lazy statement added)";
+      c.how = "split: only `" + bound + "` becomes a lazy import, on a line of its own; the other names stay "
+              "eager, where they are read at import time";
+      c.functions.clear();
+      c.type_checking.clear();
+    }
+    plan.candidates.push_back(std::move(c));
+    plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
+    if (failing.kept(simulate_both(a, deferred_of(plan, plan.cuts)), skipped)) {
+      plan.cost += plan.candidates.back().cost;
+      return true;
+    }
+    plan.cuts.pop_back();
+    plan.candidates.pop_back();
+    return false;
+  });
 }
 
 // The name a certain circular failure could not get from the partially
@@ -818,134 +838,124 @@ std::string missing_name(const EntryPrediction& e) {
 void move_below_statements(const Analysis& a, const Reachability& pins, const PlanOptions& options,
                            const std::vector<char>& skipped, CutPlan& plan) {
   std::set<std::tuple<int, int, int>> tried;  // (file, import, definition)
-  for (std::size_t round = 0; round < kMaxRounds; ++round) {
-    const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
-    const auto failing = certain_failures(both, skipped);
-    if (failing.empty()) return;
-    const auto failing_all = all_failing_entries(both);
-    bool progress = false;
-    for (const SimulationResult* r : {&both.normal, &both.bare}) {
-      for (const EntryPrediction& e : r->entries) {
-        if (progress) break;
-        if (!e.fails || !e.circular || e.uncertain || !e.partial) continue;
-        const std::string name = missing_name(e);
-        if (name.empty()) continue;
-        auto hop = std::find_if(e.chain.begin(), e.chain.end(), [&](const ChainHop& h) { return h.module == *e.partial; });
-        const int file = a.modules[*e.partial].file;
-        if (hop == e.chain.end() || file < 0) continue;
-        const FileAnalysis& fa = a.files[file];
-        int import = -1;
-        for (std::size_t ii = 0; ii < fa.facts.imports.size() && import < 0; ++ii) {
-          const ImportStatement& st = fa.facts.imports[ii];
-          if (st.line == hop->line && st.context == ImportContext::ModuleLevel && !st.star && !st.is_lazy &&
-              !(st.is_from && st.module == "__future__"))
-            import = static_cast<int>(ii);
-        }
-        if (import < 0) continue;
-        const ImportStatement& st = fa.facts.imports[import];
-        int def = -1;
-        for (std::size_t di = 0; di < fa.facts.definitions.size() && def < 0; ++di) {
-          const Definition& d = fa.facts.definitions[di];
-          if (d.name == name && d.line > st.line) def = static_cast<int>(di);
-        }
-        if (def < 0 || !tried.insert({file, import, def}).second) continue;
-        const int below = fa.facts.definitions[def].end_line;
-        // An earlier move of the same statement: further down only.
-        auto existing = std::find_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) {
-          return plan.candidates[i].file == file && plan.candidates[i].import == import;
-        });
-        if (existing != plan.cuts.end() && (plan.candidates[*existing].strategy != Strategy::MoveBelow ||
-                                            fa.facts.definitions[plan.candidates[*existing].below].end_line >= below))
-          continue;
-        const Definition& d = fa.facts.definitions[def];
-        auto refuse = [&](std::string why) {
-          auto& list = plan.not_moved_below;
-          if (std::none_of(list.begin(), list.end(), [&](const auto& t) {
-                return std::get<0>(t) == file && std::get<1>(t) == import;
-              }))
-            list.emplace_back(file, import, std::move(why));
-        };
-        std::string refusal;
-        for (const std::string& n : st.bound_names())
-          for (const NameUse& u : fa.facts.uses) {
-            if (u.name != n || !refusal.empty()) continue;
-            const bool now = u.kind == UseKind::ImportTime || (u.kind == UseKind::Annotation && u.eager);
-            if (now && u.line <= below)
-              refusal = "'" + n + "' is read at import time at " + at(a, file, u.line) + ", above the end of '" +
-                        name + "' (line " + std::to_string(below) + "), which " +
-                        display_name(a.modules[e.chain.back().module]) + " reads back";
-            if (u.kind == UseKind::Deferred && !u.function.empty()) {
-              const int fi = function_index(fa.facts, u.function);
-              if (pins.body_runs(file, fi))
-                refusal = "'" + n + "' is read in " + u.function + "(), which runs at import (the call at " +
-                          at(a, pins.reached_from[file][fi], pins.reached_line[file][fi]) + ")";
-            }
-          }
-        if (!refusal.empty()) {
-          refuse(std::move(refusal));
-          continue;
-        }
-        CandidateStatement c;
-        if (existing != plan.cuts.end()) c = plan.candidates[*existing];
-        c.file = file;
-        c.import = import;
-        c.targets.clear();
-        for (const ImportTarget& t : fa.resolved[import].targets) c.targets.push_back(t.module);
-        c.names = st.bound_names();
-        c.cuttable = true;
-        c.reason.clear();
-        c.strategy = Strategy::MoveBelow;
-        c.below = def;
-        c.below_line = below;
-        const double lines = 1 + std::count(st.text.begin(), st.text.end(), '\n');
-        c.cost = 2 * kCostPerStatementLine * lines + 1 + (fa.source.is_package ? kCostPackageInit : 0.0);
-        c.cost_terms = number(2 * kCostPerStatementLine * lines) + " (statement removed and written again) + 1 (note)";
-        if (fa.source.is_package) c.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
-        c.how = "move below: '" + name + "', which " + display_name(a.modules[e.chain.back().module]) +
-                " reads from " + display_name(a.modules[*e.partial]) + " while it is partially initialised, is "
-                "defined at " + at(a, file, d.line) +
-                "; the import goes after that definition (--allow-late-imports; linters flag it, E402)";
-        const std::vector<int> cuts_before = plan.cuts;
-        const std::vector<CandidateStatement> candidates_before = plan.candidates;
-        if (existing != plan.cuts.end()) {
-          plan.candidates[*existing] = c;
-        } else {
-          plan.candidates.push_back(std::move(c));
-          plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
-        }
-        const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
-        const auto after = certain_failures(with, skipped);
-        const auto after_all = all_failing_entries(with);
-        // Progress: fewer certain failures, or this entry now fails on a name
-        // M defines further down (the next round moves the statement again).
-        bool moved_on = false;
-        const SimulationResult& same = r->mode == EntryMode::Normal ? with.normal : with.bare;
-        for (const EntryPrediction& e2 : same.entries)
-          if (e2.module == e.module && e2.fails && !e2.uncertain && e2.partial == e.partial) {
-            const std::string next = missing_name(e2);
-            moved_on = !next.empty() && next != name &&
-                       std::any_of(fa.facts.definitions.begin(), fa.facts.definitions.end(), [&](const Definition& dd) {
-                         return dd.name == next && dd.end_line > below;
-                       });
-          }
-        if ((after.size() < failing.size() || moved_on) &&
-            std::includes(failing_all.begin(), failing_all.end(), after_all.begin(), after_all.end())) {
-          plan.cost = 0;
-          for (int i : plan.cuts) plan.cost += plan.candidates[i].cost;
-          std::erase_if(plan.not_moved_below, [&](const auto& t) {
+  change_one_at_a_time(a, skipped, plan, [&](const SimulationResult& r, const EntryPrediction& e, const Failing& failing) {
+    if (!e.partial) return false;
+    const std::string name = missing_name(e);
+    if (name.empty()) return false;
+    auto hop = std::find_if(e.chain.begin(), e.chain.end(), [&](const ChainHop& h) { return h.module == *e.partial; });
+    const int file = a.modules[*e.partial].file;
+    if (hop == e.chain.end() || file < 0) return false;
+    const FileAnalysis& fa = a.files[file];
+    int import = -1;
+    for (std::size_t ii = 0; ii < fa.facts.imports.size() && import < 0; ++ii) {
+      const ImportStatement& st = fa.facts.imports[ii];
+      if (st.line == hop->line && st.context == ImportContext::ModuleLevel && !st.star && !st.is_lazy &&
+          !(st.is_from && st.module == "__future__"))
+        import = static_cast<int>(ii);
+    }
+    if (import < 0) return false;
+    const ImportStatement& st = fa.facts.imports[import];
+    int def = -1;
+    for (std::size_t di = 0; di < fa.facts.definitions.size() && def < 0; ++di) {
+      const Definition& d = fa.facts.definitions[di];
+      if (d.name == name && d.line > st.line) def = static_cast<int>(di);
+    }
+    if (def < 0 || !tried.insert({file, import, def}).second) return false;
+    const int below = fa.facts.definitions[def].end_line;
+    // An earlier move of the same statement: further down only.
+    auto existing = std::find_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) {
+      return plan.candidates[i].file == file && plan.candidates[i].import == import;
+    });
+    if (existing != plan.cuts.end() && (plan.candidates[*existing].strategy != Strategy::MoveBelow ||
+                                        fa.facts.definitions[plan.candidates[*existing].below].end_line >= below))
+      return false;
+    const Definition& d = fa.facts.definitions[def];
+    auto refuse = [&](std::string why) {
+      auto& list = plan.not_moved_below;
+      if (std::none_of(list.begin(), list.end(), [&](const auto& t) {
             return std::get<0>(t) == file && std::get<1>(t) == import;
-          });
-          progress = true;
-        } else {
-          plan.cuts = cuts_before;
-          plan.candidates = candidates_before;
-          refuse("below '" + name + "' (line " + std::to_string(below) + ") the simulation still fails there, or "
-                 "another entry point fails");
+          }))
+        list.emplace_back(file, import, std::move(why));
+    };
+    std::string refusal;
+    for (const std::string& n : st.bound_names())
+      for (const NameUse& u : fa.facts.uses) {
+        if (u.name != n || !refusal.empty()) continue;
+        const bool now = u.kind == UseKind::ImportTime || (u.kind == UseKind::Annotation && u.eager);
+        if (now && u.line <= below)
+          refusal = "'" + n + "' is read at import time at " + at(a, file, u.line) + ", above the end of '" +
+                    name + "' (line " + std::to_string(below) + "), which " +
+                    display_name(a.modules[e.chain.back().module]) + " reads back";
+        if (u.kind == UseKind::Deferred && !u.function.empty()) {
+          const int fi = function_index(fa.facts, u.function);
+          if (pins.body_runs(file, fi))
+            refusal = "'" + n + "' is read in " + u.function + "(), which runs at import (the call at " +
+                      at(a, pins.reached_from[file][fi], pins.reached_line[file][fi]) + ")";
         }
       }
+    if (!refusal.empty()) {
+      refuse(std::move(refusal));
+      return false;
     }
-    if (!progress) return;
-  }
+    CandidateStatement c;
+    if (existing != plan.cuts.end()) c = plan.candidates[*existing];
+    c.file = file;
+    c.import = import;
+    c.targets.clear();
+    for (const ImportTarget& t : fa.resolved[import].targets) c.targets.push_back(t.module);
+    c.names = st.bound_names();
+    c.cuttable = true;
+    c.reason.clear();
+    c.strategy = Strategy::MoveBelow;
+    c.below = def;
+    c.below_line = below;
+    const double lines = 1 + std::count(st.text.begin(), st.text.end(), '\n');
+    c.cost = 2 * kCostPerStatementLine * lines + 1 + (fa.source.is_package ? kCostPackageInit : 0.0);
+    c.cost_terms = number(2 * kCostPerStatementLine * lines) + " (statement removed and written again) + 1 (note)";
+    if (fa.source.is_package) c.cost_terms += " + " + number(kCostPackageInit) + " (package __init__)";
+    c.how = "move below: '" + name + "', which " + display_name(a.modules[e.chain.back().module]) +
+            " reads from " + display_name(a.modules[*e.partial]) + " while it is partially initialised, is "
+            "defined at " + at(a, file, d.line) +
+            "; the import goes after that definition (--allow-late-imports; linters flag it, E402)";
+    // Tried in place; put back as it was when it does not help.
+    std::optional<CandidateStatement> before;
+    if (existing != plan.cuts.end()) {
+      before = std::exchange(plan.candidates[*existing], std::move(c));
+    } else {
+      plan.candidates.push_back(std::move(c));
+      plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
+    }
+    const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
+    // Progress also: this entry now fails on a name M defines further
+    // down (the next round moves the statement again).
+    bool moved_on = false;
+    const SimulationResult& same = r.mode == EntryMode::Normal ? with.normal : with.bare;
+    for (const EntryPrediction& e2 : same.entries)
+      if (e2.module == e.module && e2.fails && !e2.uncertain && e2.partial == e.partial) {
+        const std::string next = missing_name(e2);
+        moved_on = !next.empty() && next != name &&
+                   std::any_of(fa.facts.definitions.begin(), fa.facts.definitions.end(), [&](const Definition& dd) {
+                     return dd.name == next && dd.end_line > below;
+                   });
+      }
+    if (failing.kept(with, skipped, moved_on)) {
+      plan.cost = 0;
+      for (int i : plan.cuts) plan.cost += plan.candidates[i].cost;
+      std::erase_if(plan.not_moved_below, [&](const auto& t) {
+        return std::get<0>(t) == file && std::get<1>(t) == import;
+      });
+      return true;
+    }
+    if (before) {
+      plan.candidates[*existing] = std::move(*before);
+    } else {
+      plan.cuts.pop_back();
+      plan.candidates.pop_back();
+    }
+    refuse("below '" + name + "' (line " + std::to_string(below) + ") the simulation still fails there, or "
+           "another entry point fails");
+    return false;
+  });
 }
 
 // Bounds the guard's rounds (each pins at least one statement, so it ends anyway).
