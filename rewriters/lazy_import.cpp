@@ -30,6 +30,14 @@ namespace {
 
 constexpr std::string_view kLabel = "# lazy: ";
 
+// The note to write after a statement that ends at `column` ("  # lazy: ..."
+// included), when it fits in kFullNoteWidth; "" when it goes above instead.
+std::string trailing_note(const RewriteInput& in, std::size_t column) {
+  if (column >= kFullNoteWidth) return {};
+  std::string note = cycle_note_text(in, kLabel, kFullNoteWidth - column);
+  return column + note.size() <= kFullNoteWidth ? note : std::string();
+}
+
 void split_lazy(const RewriteInput& in, const ImportStatement& st, AtomicChange& change) {
   const std::string_view src = in.source;
   std::vector<std::string> staying;
@@ -42,9 +50,7 @@ void split_lazy(const RewriteInput& in, const ImportStatement& st, AtomicChange&
   const std::uint32_t at = text::next_line(src, st.stmt_end);
   std::string line = at == src.size() && (src.empty() || src.back() != '\n') ? nl : "";
   if (in.options.note) {
-    const std::size_t column = lazy.size() + 2;
-    const std::string note = column < kFullNoteWidth ? cycle_note_text(in, kLabel, kFullNoteWidth - column) : "";
-    if (!note.empty() && column + note.size() <= kFullNoteWidth)
+    if (const std::string note = trailing_note(in, lazy.size() + 2); !note.empty())
       line += lazy + "  " + note + nl;
     else
       line += indent + cycle_note_text(in, kLabel, kFullNoteWidth - indent.size()) + nl + lazy + nl;
@@ -73,13 +79,10 @@ void lazy_import(const RewriteInput& in, AtomicChange& change) {
   for (std::uint32_t p = st.stmt_end; p < eol; ++p) rest_blank = rest_blank && text::is_space(src[p]);
   const bool one_line = text::line_start(src, st.stmt_end) == begin_line;
   const std::size_t column = st.stmt_end - begin_line + kLazy.size() + 2;  // "  # lazy: ..."
-  if (one_line && rest_blank && column < kFullNoteWidth) {
-    const std::string note = cycle_note_text(in, kLabel, kFullNoteWidth - column);
-    if (column + note.size() <= kFullNoteWidth) {
-      change.edits.push_back({st.stmt_begin, 0, std::string(kLazy)});
-      change.edits.push_back({st.stmt_end, eol - st.stmt_end, "  " + note});
-      return;
-    }
+  if (const std::string note = one_line && rest_blank ? trailing_note(in, column) : ""; !note.empty()) {
+    change.edits.push_back({st.stmt_begin, 0, std::string(kLazy)});
+    change.edits.push_back({st.stmt_end, eol - st.stmt_end, "  " + note});
+    return;
   }
   const std::string indent = text::indentation(src, st.stmt_begin);
   const std::string note = cycle_note_text(in, kLabel, kFullNoteWidth - indent.size());
