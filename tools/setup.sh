@@ -33,7 +33,8 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev
 )
 if [[ $mode != build ]]; then
-  packages+=(time googletest libgtest-dev clang libclang-rt-14-dev graphviz chromium pre-commit)
+  packages+=(time googletest libgtest-dev clang libclang-rt-14-dev graphviz chromium pre-commit
+            patchelf pipx)
 fi
 
 install_missing_packages() {
@@ -85,17 +86,26 @@ fi
 # tools/install_py315.sh puts Debian sid's build in .cache/py315 without
 # touching the system. If it cannot (no network, no mirror), those tests skip
 # and say so.
-py315_args=()
+test_args=()
 if [[ $mode == test ]]; then
   if py315=$(tools/install_py315.sh); then
-    py315_args=(-DCYCLEFIX_PYTHON315="$py315")
+    test_args=(-DCYCLEFIX_PYTHON315="$py315")
   else
     echo "setup: could not install Python 3.15; the lazy_case_* tests will be skipped" >&2
-    py315_args=(-DCYCLEFIX_PYTHON315=)
+    test_args=(-DCYCLEFIX_PYTHON315=)
+  fi
+  # The wheel test builds with scikit-build-core and bundles the shared libraries
+  # with auditwheel; neither is a Debian 12 package, so tools/install_wheel_tools.sh
+  # unpacks Debian sid's into .cache/wheel-tools. If it cannot, the test tries pip.
+  if wheel_tools=$(tools/install_wheel_tools.sh); then
+    test_args+=(-DCYCLEFIX_WHEEL_TOOLS="$wheel_tools")
+  else
+    echo "setup: could not install scikit-build-core and auditwheel; the wheel test will try pip" >&2
+    test_args+=(-DCYCLEFIX_WHEEL_TOOLS=)
   fi
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${py315_args[@]}"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${test_args[@]}"
 cmake --build build -j"$(nproc)"
 
 case $mode in
