@@ -12,21 +12,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Component index per module (-1: on no cycle).
-std::vector<int> component_of_modules(const Analysis& a, const CycleReport& r) {
-  std::vector<int> comp(a.modules.size(), -1);
-  for (std::size_t k = 0; k < r.components.size(); ++k)
-    for (ModuleId m : r.components[k].modules) comp[m] = static_cast<int>(k);
-  return comp;
-}
-
 // The edges inside each component, with every statement's key.
 struct ComponentEdges {
   std::vector<std::vector<const ImportEdge*>> edges;  // per component
 };
 
 ComponentEdges edges_inside(const Analysis& a, const CycleReport& r) {
-  std::vector<int> comp = component_of_modules(a, r);
+  std::vector<int> comp = component_per_module(a, r);
   ComponentEdges out;
   out.edges.resize(r.components.size());
   for (const ImportEdge& e : a.graph.edges())

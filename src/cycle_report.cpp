@@ -45,6 +45,21 @@ std::string loop_text(const Analysis& a, const std::vector<ModuleId>& loop) {
   return out;
 }
 
+int component_of(const CycleReport& r, ModuleId m) {
+  for (std::size_t k = 0; k < r.components.size(); ++k) {
+    const auto& mods = r.components[k].modules;
+    if (std::binary_search(mods.begin(), mods.end(), m)) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+std::vector<int> component_per_module(const Analysis& a, const CycleReport& r) {
+  std::vector<int> comp(a.modules.size(), -1);
+  for (std::size_t k = 0; k < r.components.size(); ++k)
+    for (ModuleId m : r.components[k].modules) comp[m] = static_cast<int>(k);
+  return comp;
+}
+
 CycleReport build_cycle_report(const Analysis& a, std::size_t max_loops) {
   CycleReport r;
   r.max_loops = max_loops;

@@ -43,6 +43,11 @@ struct CycleReport {
 
 CycleReport build_cycle_report(const Analysis& a, std::size_t max_loops);
 
+// The index of the cyclic component holding module `m`, or -1.
+int component_of(const CycleReport& r, ModuleId m);
+// The same for every module at once (-1: on no cycle), indexed by ModuleId.
+std::vector<int> component_per_module(const Analysis& a, const CycleReport& r);
+
 struct SimulationResult;
 // Counts, per component, the entry points whose failure happens inside it.
 void attach_failures(CycleReport& r, const SimulationResult& normal, const SimulationResult& bare);

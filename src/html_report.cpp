@@ -93,13 +93,6 @@ struct PlanLookup {
   }
 };
 
-std::vector<int> component_of(const Analysis& a, const CycleReport& cycles) {
-  std::vector<int> comp(a.modules.size(), -1);
-  for (std::size_t i = 0; i < cycles.components.size(); ++i)
-    for (ModuleId m : cycles.components[i].modules) comp[m] = static_cast<int>(i);
-  return comp;
-}
-
 std::size_t edge_index(const Analysis& a, const ImportEdge* e) {
   return static_cast<std::size_t>(e - a.graph.edges().data());
 }
@@ -575,7 +568,7 @@ std::string before_after(std::size_t before, std::size_t after) {
 std::string html_page(const Analysis& a, const CycleReport& cycles, const CutPlan& plan, const RewriteResult& rw,
                       const ReportOutcome& outcome, const std::vector<ComponentDrawing>& drawings,
                       const std::vector<std::string>& svgs) {
-  const std::vector<int> comp_of = component_of(a, cycles);
+  const std::vector<int> comp_of = component_per_module(a, cycles);
   auto comp_of_file = [&](int file) { return comp_of[a.files[file].module]; };
   std::size_t uncuttable = 0;
   for (const auto& c : plan.candidates) uncuttable += !c.cuttable;

@@ -91,14 +91,6 @@ class Locator {
   std::unordered_map<std::string, int, ViewHash, std::equal_to<>> by_display_;
 };
 
-int component_of(const CycleReport& r, ModuleId m) {
-  for (std::size_t k = 0; k < r.components.size(); ++k) {
-    const auto& mods = r.components[k].modules;
-    if (std::binary_search(mods.begin(), mods.end(), m)) return static_cast<int>(k);
-  }
-  return -1;
-}
-
 void set_baseline_state(json& result, const SarifInputs& in, int component) {
   if (!in.baseline || component < 0 || static_cast<std::size_t>(component) >= in.baseline->is_new.size()) return;
   result["baselineState"] = in.baseline->is_new[component] ? "new" : "unchanged";

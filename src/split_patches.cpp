@@ -21,15 +21,6 @@ std::string first_line(const std::string& s) {
   return nl == std::string::npos ? out : out + " ...";
 }
 
-// The cyclic component holding module `m`, or -1.
-int component_of(const CycleReport& r, ModuleId m) {
-  for (std::size_t k = 0; k < r.components.size(); ++k) {
-    const auto& mods = r.components[k].modules;
-    if (std::binary_search(mods.begin(), mods.end(), m)) return static_cast<int>(k);
-  }
-  return -1;
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
