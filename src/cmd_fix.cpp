@@ -160,11 +160,12 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     if ((f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout)
       std::cout << unified_diff(fr.before, fr.after, display);
   }
-  progress.phase("simulate");
+  progress.phase("re-analyse");
   const auto& [normal_before, bare_before] = before_sim;
   Analysis after_a = analysis_after(a, rw);
   CycleReport after_r = build_cycle_report(after_a, o.max_loops);
   release_rewrite_facts(after_a);  // nothing rewrites it
+  progress.phase("simulate");
   auto [normal_after, bare_after] = simulate_both(after_a);
   const std::pair<std::size_t, std::size_t> before{normal_before.failing(), bare_before.failing()};
   const std::pair<std::size_t, std::size_t> after{normal_after.failing(), bare_after.failing()};

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "cut_solver.hpp"
+#include "progress.hpp"
 #include "reachability.hpp"
 #include "reexports.hpp"
 #include "simulator.hpp"
@@ -1007,6 +1008,7 @@ std::vector<int> culprits(const Analysis& a, const CalleeResolver& resolver, con
 // failure as the reason) and solves again, until no entry point breaks.
 void guard_working_imports(const Analysis& a, const BothModes* given, const std::function<void()>& solve,
                            CutInstance& inst, CutPlan& plan) {
+  profile_stage("plan/guard");
   const auto start = std::chrono::steady_clock::now();
   BothModes computed;
   if (!given && !plan.cuts.empty()) {
@@ -1088,6 +1090,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     cyclic_edges.push_back(e);
     for (const StatementRef& s : edge.statements) index.emplace(std::make_pair(s.file, s.import), -1);
   }
+  profile_stage("plan/resolve");
   CalleeResolver resolver(a.files, a.modules);
   ExternalNeeds needs(a, resolver);
   const RuntimeAnnotations runtime(a, resolver, options.runtime);
@@ -1120,7 +1123,9 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (ModuleId m = 0; m < a.modules.size(); ++m)
       if (downstream[m] && a.modules[m].file >= 0) root_files[static_cast<std::size_t>(a.modules[m].file)] = 1;
   }
+  profile_stage("plan/reach");
   const Reachability pins = compute_reachability(a.files, a.modules, false, &root_files);
+  profile_stage("plan/assess");
   std::vector<std::pair<int, int>> keys;
   for (auto& [k, v] : index) keys.push_back(k);
   std::sort(keys.begin(), keys.end(), [&](auto x, auto y) {
@@ -1156,6 +1161,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     ie.statements.erase(std::unique(ie.statements.begin(), ie.statements.end()), ie.statements.end());
     inst.edges.push_back(std::move(ie));
   }
+  profile_stage("plan/solve");
   if (options.only_failing) {
     // The guard (below) holds here too: a cut set that fixes the failing entry
     // points can make others fail (on SymPy the first plan made all 1,472

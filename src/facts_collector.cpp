@@ -427,7 +427,7 @@ class Collector {
     // (a long list costs a tree-cursor walk).
     const ts::ChildList top = named(root);
     if (prefilter_) collect_import_names(top, 0);
-    scopes_.push_back(Scope{ScopeKind::Module, "", "", {}, {}, {}});
+    scopes_.push_back(Scope{ScopeKind::Module, "", "", {}, {}, {}, {}, {}});
     Ctx ctx;
     for (TSNode c : top) visit(c, ctx, 1);
     if (prefilter_) {
@@ -1337,7 +1337,7 @@ class Collector {
     TSNode params = field(n, g_.parameters);
     std::string name = text(name_node);
     std::string qualified = qualify(name);
-    Scope s{ScopeKind::Function, qualified, qualified, {}, {}, {}};
+    Scope s{ScopeKind::Function, qualified, qualified, {}, {}, {}, {}, {}};
     std::vector<std::string> positional;
     {
       ts::ChildList param_list = named(params);
@@ -1466,7 +1466,7 @@ class Collector {
     info.decorators = decorators;
     define_nested(view(name_node), info.qualified_name);
     scratch_.classes.push_back(info);
-    Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}, {}};
+    Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}, {}, {}, {}};
     scopes_.push_back(std::move(s));
     Ctx inner = ctx;
     inner.class_body = !ctx.deferred;
@@ -1488,7 +1488,7 @@ class Collector {
   void visit_lambda(TSNode n, const Ctx& ctx, int depth) {
     ts::ChildList param_list = named(field(n, g_.parameters));
     visit_parameters(param_list, ctx, depth);
-    Scope s{ScopeKind::Lambda, current_scope_name(), current_function(), {}, {}, {}};
+    Scope s{ScopeKind::Lambda, current_scope_name(), current_function(), {}, {}, {}, {}, {}};
     collect_parameters(param_list, s);
     sort_unique(s.locals);
     scopes_.push_back(std::move(s));
@@ -1512,7 +1512,7 @@ class Collector {
   void visit_comprehension(TSNode n, const Ctx& ctx, int depth) {
     // The first iterable is evaluated in the enclosing scope; the rest in the
     // comprehension's own scope, where its targets are local.
-    Scope s{ScopeKind::Comprehension, current_scope_name(), current_function(), {}, {}, {}};
+    Scope s{ScopeKind::Comprehension, current_scope_name(), current_function(), {}, {}, {}, {}, {}};
     auto kids = named(n);
     bool first = true;
     for (TSNode c : kids) {

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 namespace cyclefix {
 
@@ -17,7 +20,46 @@ void write_fd(int fd, const std::string& s) {
   }
 }
 
+// VmRSS or VmHWM of this process in MiB, from /proc/self/status (0 where unreadable).
+std::size_t status_mib(std::string_view key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.compare(0, key.size(), key) == 0 && line.size() > key.size() && line[key.size()] == ':')
+      return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10) / 1024;
+  return 0;
+}
+
+struct StageProfile {
+  bool on = std::getenv("CYCLEFIX_PROFILE") != nullptr;
+  std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+  std::string stage = "start";
+};
+
+StageProfile& stage_profile() {
+  static StageProfile p;
+  return p;
+}
+
 }  // namespace
+
+void profile_stage(std::string_view next) {
+  StageProfile& p = stage_profile();
+  if (!p.on || next == p.stage) return;
+  const auto now = std::chrono::steady_clock::now();
+  char line[160];
+  std::snprintf(line, sizeof line, "cyclefix: profile: %-10s %8.2f s  peak %6zu MiB  rss at end %6zu MiB\n",
+                p.stage.c_str(), std::chrono::duration<double>(now - p.since).count(), status_mib("VmHWM"),
+                status_mib("VmRSS"));
+  write_fd(STDERR_FILENO, line);
+  // Writing 5 resets VmHWM to the current RSS (Linux >= 4.0): the next peak is the next stage's own.
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+  p.stage = next;
+  p.since = std::chrono::steady_clock::now();
+}
 
 bool Progress::wanted(bool quiet) { return !quiet && ::isatty(STDERR_FILENO); }
 
@@ -27,6 +69,7 @@ Progress::Progress(bool enabled, int fd, std::chrono::milliseconds delay)
 }
 
 Progress::~Progress() {
+  profile_stage("end");
   if (!enabled_) return;
   {
     std::lock_guard lock(mutex_);
@@ -38,6 +81,7 @@ Progress::~Progress() {
 }
 
 void Progress::phase(std::string_view name, std::size_t total) {
+  profile_stage(name);
   if (!enabled_) return;
   std::lock_guard lock(mutex_);
   phase_ = name;

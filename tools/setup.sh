@@ -105,7 +105,10 @@ if [[ $mode == test ]]; then
   fi
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${test_args[@]}"
+# A unity build (CMake batches the sources of cyclefix_lib and cyclefix; not the
+# tests): a clean build takes about half the time. Incremental builds of your
+# own are faster without it (plain `cmake -S . -B DIR`).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON "${test_args[@]}"
 cmake --build build -j"$(nproc)"
 
 case $mode in
@@ -136,7 +139,7 @@ case $mode in
     #    the wheel, a Release build of its own, are covered by the normal build).
     echo "setup: === tests under ASan + UBSan (build-asan) ==="
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-      -DCMAKE_CXX_COMPILER=clang++ -DCYCLEFIX_SANITIZE=ON -DCYCLEFIX_FUZZ=ON >/dev/null
+      -DCMAKE_CXX_COMPILER=clang++ -DCYCLEFIX_SANITIZE=ON -DCYCLEFIX_FUZZ=ON -DCMAKE_UNITY_BUILD=ON >/dev/null
     cmake --build build-asan -j"$(nproc)"
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure --no-tests=error -j"$(nproc)" \

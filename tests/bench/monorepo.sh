@@ -23,7 +23,8 @@
 #   cold-full   BINARY cycles --cache-dir EMPTY2 TREE  the default command, which
 #               also simulates every entry point (failing entry points per cycle)
 #   warm-full   the same again
-#   rewrite     BINARY --cache-dir EMPTY3 TREE > /dev/null   plan + diff, cache empty
+#   rewrite     BINARY --cache-dir EMPTY3 TREE > /dev/null   plan + diff, cache empty;
+#               then once more with CYCLEFIX_PROFILE=1 for its time and peak RSS by stage
 # A binary without --cache-dir gets "cache: not supported by this binary" and
 # no warm rows. The table gives files/s and the ratios cold/parse (target
 # <= 1.3x), warm/cold (target < 0.10x) and peak memory (target < 2 GB).
@@ -228,6 +229,13 @@ if ((rewrite)); then
   if ((cache_ok)); then cache=(--cache-dir "$work/cache-rewrite"); fi
   if run rewrite 1 "$binary" "${cache[@]}" "$tree"; then
     echo "rewrite: $(tail -n 1 "$work/stderr")"
+    # Where its time and memory go, by stage (CYCLEFIX_PROFILE; docs/architecture.md,
+    # "Memory on large trees"): a second run, as the profile resets the peak it reads.
+    CYCLEFIX_PROFILE=1 "$binary" --no-cache "$tree" >/dev/null 2>"$work/stages" || true
+    if grep -q '^cyclefix: profile: ' "$work/stages"; then
+      echo "rewrite by stage (wall, the stage's own peak RSS, RSS at its end):"
+      sed -n 's/^cyclefix: profile: /  /p' "$work/stages"
+    fi
   fi
 fi
 
