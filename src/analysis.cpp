@@ -140,7 +140,7 @@ Analysis analyse(const AnalysisOptions& options) {
   return a;
 }
 
-void build_graph(Analysis& a) { build_graph_on(a, 1); }
+void build_graph(Analysis& a, unsigned jobs) { build_graph_on(a, jobs); }
 
 namespace {
 

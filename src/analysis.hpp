@@ -66,7 +66,7 @@ ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& option
 
 // Builds the module index, resolves imports and builds the graph from already
 // collected facts. Exposed for tests that work on in-memory sources.
-void build_graph(Analysis& a);
+void build_graph(Analysis& a, unsigned jobs = 1);  // jobs 0: all cores
 
 // Frees what only the planner and the rewriter read (each file's name uses), for
 // commands that stop at the graph and the simulation. On a 50,000-file tree

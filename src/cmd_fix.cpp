@@ -162,7 +162,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   }
   progress.phase("re-analyse");
   const auto& [normal_before, bare_before] = before_sim;
-  Analysis after_a = analysis_after(a, rw);
+  Analysis after_a = analysis_after(a, rw, o.jobs);
   CycleReport after_r = build_cycle_report(after_a, o.max_loops);
   release_rewrite_facts(after_a);  // nothing rewrites it
   progress.phase("simulate");

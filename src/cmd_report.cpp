@@ -36,7 +36,7 @@ int run_report(const CommonOptions& o, const PlanOptions& po, const RewriteOptio
   progress.phase("rewrite");
   RewriteResult rw = rewrite(a, r, plan, ro);
   progress.phase("simulate");
-  Analysis after_a = analysis_after(a, rw);
+  Analysis after_a = analysis_after(a, rw, o.jobs);
   release_rewrite_facts(after_a);  // nothing rewrites it
   auto [normal_after, bare_after] = simulate_both(after_a);
   ReportOutcome out{{normal.failing(), bare_r.failing()}, {normal_after.failing(), bare_after.failing()},

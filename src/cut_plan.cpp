@@ -7,6 +7,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -1009,15 +1010,18 @@ std::vector<int> culprits(const Analysis& a, const CalleeResolver& resolver, con
 void guard_working_imports(const Analysis& a, const BothModes* given, const std::function<void()>& solve,
                            CutInstance& inst, CutPlan& plan) {
   profile_stage("plan/guard");
+  if (plan.cuts.empty()) return;
   const auto start = std::chrono::steady_clock::now();
+  // One resolver for every round and every single-entry check (on the 50,000-file
+  // benchmark tree, building it takes seconds).
+  const CalleeResolver resolver(a.files, a.modules, CalleeResolver::Reach::Simulator);
   BothModes computed;
-  if (!given && !plan.cuts.empty()) {
-    computed = simulate_both(a);
+  if (!given) {
+    computed = simulate_both(a, resolver);
     given = &computed;
   }
-  std::optional<CalleeResolver> resolver;  // for single-entry checks, built on first use
   for (std::size_t round = 0; round < kMaxGuardRounds && !plan.cuts.empty(); ++round) {
-    const auto [normal, bare] = simulate_both(a, deferred_of(plan, plan.cuts));
+    const auto [normal, bare] = simulate_both(a, resolver, deferred_of(plan, plan.cuts));
     std::vector<int> pinned;
     for (const auto& [before, after] : {std::pair{&given->normal, &normal}, std::pair{&given->bare, &bare}}) {
       std::set<ModuleId> ok_before;
@@ -1025,16 +1029,15 @@ void guard_working_imports(const Analysis& a, const BothModes* given, const std:
         if (!e.fails) ok_before.insert(e.module);
       for (const EntryPrediction& e : after->entries) {
         if (!e.fails || !ok_before.count(e.module)) continue;
-        if (!resolver) resolver.emplace(a.files, a.modules, CalleeResolver::Reach::Simulator);
         std::vector<int> open;  // cuts not pinned this round
         std::set_difference(plan.cuts.begin(), plan.cuts.end(), pinned.begin(), pinned.end(), std::back_inserter(open));
         // This round's pins may already cover it.
-        if (open.size() < plan.cuts.size() && imports(a, *resolver, after->mode, e.module, deferred_of(plan, open)))
+        if (open.size() < plan.cuts.size() && imports(a, resolver, after->mode, e.module, deferred_of(plan, open)))
           continue;
         const std::string why = "deferring it makes " + display_name(a.modules[e.module]) + " fail to import (" +
                                 std::string(to_string(after->mode)) + " entry" + (e.uncertain ? ", uncertain" : "") +
                                 "): " + e.message;
-        for (int c : culprits(a, *resolver, plan, after->mode, e.module, open)) {
+        for (int c : culprits(a, resolver, plan, after->mode, e.module, open)) {
           plan.candidates[c].cuttable = false;
           plan.candidates[c].reason = why;
           inst.statement_cuttable[c] = 0;
@@ -1091,10 +1094,21 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (const StatementRef& s : edge.statements) index.emplace(std::make_pair(s.file, s.import), -1);
   }
   profile_stage("plan/resolve");
-  CalleeResolver resolver(a.files, a.modules);
-  ExternalNeeds needs(a, resolver);
-  const RuntimeAnnotations runtime(a, resolver, options.runtime);
-  ReachesBack back(a);
+  // What assessing the candidates reads. The default plan drops it before its
+  // guard simulates (the guard's peak memory is the command's peak), the
+  // --only-failing plan reads it again when splitting.
+  struct Assessors {
+    CalleeResolver resolver;
+    ExternalNeeds needs;
+    RuntimeAnnotations runtime;
+    ReachesBack back;
+    Assessors(const Analysis& a, const PlanOptions& options)
+        : resolver(a.files, a.modules), needs(a, resolver), runtime(a, resolver, options.runtime), back(a) {}
+  };
+  auto assessors = std::make_unique<Assessors>(a, options);
+  const ExternalNeeds& needs = assessors->needs;
+  const RuntimeAnnotations& runtime = assessors->runtime;
+  ReachesBack& back = assessors->back;  // memoizes
   // A local import in a body that runs at import time is unsafe only when the
   // body can run while a module of the cycle is partially initialised, i.e.
   // during the import of a module the cycle's modules import (directly or
@@ -1124,7 +1138,8 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       if (downstream[m] && a.modules[m].file >= 0) root_files[static_cast<std::size_t>(a.modules[m].file)] = 1;
   }
   profile_stage("plan/reach");
-  const Reachability pins = compute_reachability(a.files, a.modules, false, &root_files);
+  auto pins_owned = std::make_unique<Reachability>(compute_reachability(a.files, a.modules, assessors->resolver, false, &root_files));
+  const Reachability& pins = *pins_owned;
   profile_stage("plan/assess");
   std::vector<std::pair<int, int>> keys;
   for (auto& [k, v] : index) keys.push_back(k);
@@ -1216,6 +1231,8 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
     };
     solve();
+    pins_owned.reset();
+    assessors.reset();
     if (options.guard) guard_working_imports(a, options.before, solve, inst, plan);
   }
 

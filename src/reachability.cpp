@@ -619,7 +619,7 @@ class ReachWalker {
   Resolved resolve(int file, int function, const Event& e, bool from_assumed) {
     auto it = memo_.find(&e);
     if (it == memo_.end()) it = memo_.emplace(&e, resolver_.resolve_call(file, function, e.name)).first;
-    Resolved r{it->second, false};
+    Resolved r{it->second, false, {}};
     if (r.bodies.empty() && !from_assumed) {
       r.bodies = resolver_.assume_call(file, function, e.name);
       r.assumed = !r.bodies.empty();
@@ -735,6 +735,12 @@ class ReachWalker {
 
 Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
                                   bool keep_steps, const std::vector<char>* roots) {
+  const CalleeResolver resolver(files, modules);
+  return compute_reachability(files, modules, resolver, keep_steps, roots);
+}
+
+Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
+                                  const CalleeResolver& resolver, bool keep_steps, const std::vector<char>* roots) {
   Reachability r;
   r.runs.resize(files.size());
   r.assumed.resize(files.size());
@@ -747,7 +753,6 @@ Reachability compute_reachability(const std::vector<FileAnalysis>& files, const 
     r.reached_line[f].assign(files[f].facts.functions.size(), 0);
   }
   if (keep_steps) r.steps.resize(files.size());
-  CalleeResolver resolver(files, modules);
   ReachWalker walker(files, modules, resolver, r);
   for (std::size_t f = 0; f < files.size(); ++f) {
     if (!files[f].analysed || (roots && !(*roots)[f])) continue;

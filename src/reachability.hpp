@@ -180,6 +180,10 @@ struct Reachability {
 // cycle's modules import is being imported?").
 Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
                                   bool keep_steps = false, const std::vector<char>* roots = nullptr);
+// The same with a resolver (CalleeResolver::Reach::Full) the caller already built.
+Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
+                                  const CalleeResolver& resolver, bool keep_steps = false,
+                                  const std::vector<char>* roots = nullptr);
 
 // The index of the function whose body directly contains an import or use with
 // this qualified scope, or -1.

@@ -46,9 +46,11 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
                       const RewriteOptions& options, const std::vector<std::string>* sources = nullptr);
 
 // The analysis as it would be after the rewrite: the changed files' facts
-// collected again from their new text and the graph rebuilt. The files' facts
-// move out of `a`, which keeps only their import statements (what split
-// patches and the HTML report still read) besides its sources, modules and graph.
-Analysis analysis_after(Analysis& a, const RewriteResult& r);
+// collected again from their new text and the graph rebuilt (on `jobs`
+// threads, 0: all cores). The files' facts, resolved imports and import-time
+// reachability move out of `a`, which keeps only their import statements (what
+// split patches and the HTML report still read) besides its sources, modules
+// and graph.
+Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs = 1);
 
 }  // namespace cyclefix

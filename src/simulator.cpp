@@ -1716,7 +1716,12 @@ SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, Ent
 }
 
 BothModes simulate_both(const Analysis& a, const DeferredImports& deferred) {
-  const CalleeResolver resolver(a.files, a.modules, CalleeResolver::Reach::Simulator);  // read-only: shared by both threads
+  const CalleeResolver resolver(a.files, a.modules, CalleeResolver::Reach::Simulator);
+  return simulate_both(a, resolver, deferred);
+}
+
+BothModes simulate_both(const Analysis& a, const CalleeResolver& resolver, const DeferredImports& deferred) {
+  // The resolver is read-only: shared by both threads.
   auto bare = std::async(std::launch::async, [&] { return simulate(a, resolver, EntryMode::Bare, {}, deferred); });
   SimulationResult normal = simulate(a, resolver, EntryMode::Normal, {}, deferred);
   return {std::move(normal), bare.get()};

@@ -158,6 +158,9 @@ struct BothModes {
   SimulationResult normal, bare;
 };
 BothModes simulate_both(const Analysis& a, const DeferredImports& deferred = {});
+// The same with the tree's call resolver (CalleeResolver::Reach::Simulator)
+// built once by a caller that simulates the tree again and again.
+BothModes simulate_both(const Analysis& a, const CalleeResolver& resolver, const DeferredImports& deferred = {});
 
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r);
 // One line naming what simulations of this tree assume instead of follow
