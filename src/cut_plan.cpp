@@ -569,7 +569,7 @@ std::set<std::pair<EntryMode, ModuleId>> certain_failures(const BothModes& both,
 // chosen, finds no certain failure the deferral did not leave too. Late
 // binding leaves the edge, so it can only fix the loop whose last hop the
 // statement is: the simulation decides.
-void prefer_late_binding(const Analysis& a, const std::vector<char>& skipped, CutPlan& plan,
+void prefer_late_binding(const Analysis& a, const SimulationTables& tables, const std::vector<char>& skipped, CutPlan& plan,
                          std::vector<std::uint32_t>& cuts, double& cost) {
   std::vector<int> chosen(cuts.begin(), cuts.end());
   std::set<std::pair<EntryMode, ModuleId>> allowed;
@@ -578,11 +578,11 @@ void prefer_late_binding(const Analysis& a, const std::vector<char>& skipped, Cu
     CandidateStatement& c = plan.candidates[i];
     if (c.late.cost <= 0 || c.late.cost >= c.cost) continue;
     if (!simulated) {
-      allowed = certain_failures(simulate_both(a, deferred_of(plan, chosen)), skipped);
+      allowed = certain_failures(simulate_both(a, tables, deferred_of(plan, chosen)), skipped);
       simulated = true;
     }
     c.strategy = Strategy::LateBind;
-    if (certain_failures(simulate_both(a, deferred_of(plan, chosen)), skipped) != allowed) {
+    if (certain_failures(simulate_both(a, tables, deferred_of(plan, chosen)), skipped) != allowed) {
       c.strategy = Strategy::Defer;
       c.late.refusal = "late binding leaves a failing import (the simulation with it fails)";
       continue;
@@ -630,7 +630,7 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
   sol.method = "trivial";
   sol.optimal = true;
   for (std::size_t round = 1;; ++round) {
-    const auto [normal, bare] = simulate_both(a, deferred);
+    const auto [normal, bare] = simulate_both(a, *options.tables, deferred);
     plan.rounds = round;
     FailingCounts failing, uncertain;
     std::size_t added = 0, repeated = 0;  // repeated: certain failures no new loop explains
@@ -682,7 +682,7 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
     for (auto st : sol.cut_statements) add_cut(deferred, plan.candidates[st]);
   }
   const double deferred_cost = sol.cost;
-  prefer_late_binding(a, skipped, plan, sol.cut_statements, sol.cost);
+  prefer_late_binding(a, *options.tables, skipped, plan, sol.cut_statements, sol.cost);
   if (sol.cost < deferred_cost) {
     // The bound was for deferring; late binding is a local improvement, not a proof.
     sol.lower_bound = std::min(sol.lower_bound, sol.cost);
@@ -727,10 +727,10 @@ struct Failing {
 // (returns true); stops when nothing fails, a round keeps nothing, or after
 // kMaxRounds.
 void change_one_at_a_time(
-    const Analysis& a, const std::vector<char>& skipped, const CutPlan& plan,
+    const Analysis& a, const SimulationTables& tables, const std::vector<char>& skipped, const CutPlan& plan,
     const std::function<bool(const SimulationResult&, const EntryPrediction&, const Failing&)>& try_one) {
   for (std::size_t round = 0; round < kMaxRounds; ++round) {
-    const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
+    const BothModes both = simulate_both(a, tables, deferred_of(plan, plan.cuts));
     const Failing failing{certain_failures(both, skipped), Failing::every(both)};
     if (failing.certain.empty()) return;
     bool progress = false;
@@ -756,7 +756,7 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
                               const std::vector<char>& skipped, CutPlan& plan) {
   static const std::string kPrefix = "cannot import name '";
   std::set<std::pair<int, int>> tried;
-  change_one_at_a_time(a, skipped, plan, [&](const SimulationResult&, const EntryPrediction& e, const Failing& failing) {
+  change_one_at_a_time(a, *options.tables, skipped, plan, [&](const SimulationResult&, const EntryPrediction& e, const Failing& failing) {
     if (e.chain.empty() || e.message.rfind(kPrefix, 0) != 0) return false;
     const std::string name = e.message.substr(kPrefix.size(), e.message.find('\'', kPrefix.size()) - kPrefix.size());
     const ChainHop& hop = e.chain.back();
@@ -805,7 +805,7 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
     }
     plan.candidates.push_back(std::move(c));
     plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
-    if (failing.kept(simulate_both(a, deferred_of(plan, plan.cuts)), skipped)) {
+    if (failing.kept(simulate_both(a, *options.tables, deferred_of(plan, plan.cuts)), skipped)) {
       plan.cost += plan.candidates.back().cost;
       return true;
     }
@@ -840,7 +840,7 @@ std::string missing_name(const EntryPrediction& e) {
 void move_below_statements(const Analysis& a, const Reachability& pins, const PlanOptions& options,
                            const std::vector<char>& skipped, CutPlan& plan) {
   std::set<std::tuple<int, int, int>> tried;  // (file, import, definition)
-  change_one_at_a_time(a, skipped, plan, [&](const SimulationResult& r, const EntryPrediction& e, const Failing& failing) {
+  change_one_at_a_time(a, *options.tables, skipped, plan, [&](const SimulationResult& r, const EntryPrediction& e, const Failing& failing) {
     if (!e.partial) return false;
     const std::string name = missing_name(e);
     if (name.empty()) return false;
@@ -927,7 +927,7 @@ void move_below_statements(const Analysis& a, const Reachability& pins, const Pl
       plan.candidates.push_back(std::move(c));
       plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
     }
-    const BothModes with = simulate_both(a, deferred_of(plan, plan.cuts));
+    const BothModes with = simulate_both(a, *options.tables, deferred_of(plan, plan.cuts));
     // Progress also: this entry now fails on a name M defines further
     // down (the next round moves the statement again).
     bool moved_on = false;
@@ -971,16 +971,16 @@ DeferredImports deferred_of(const CutPlan& plan, const std::vector<int>& cuts) {
 }
 
 // Whether a fresh interpreter imports `entry` (in `mode`) when `deferred` do not run.
-bool imports(const Analysis& a, const CalleeResolver& resolver, EntryMode mode, ModuleId entry,
+bool imports(const Analysis& a, const SimulationTables& tables, EntryMode mode, ModuleId entry,
              const DeferredImports& deferred) {
-  return !simulate(a, resolver, mode, {entry}, deferred).entries.at(0).fails;
+  return !simulate(a, tables, mode, {entry}, deferred).entries.at(0).fails;
 }
 
 // The cuts whose deferral makes `entry` fail: a small subset of `open` (the cuts not
 // pinned yet, sorted) found by halving; restoring it makes the entry import again
 // with the rest of `open` deferred. Restoring all of `open` gives back the tree as
 // it was, where the entry imported.
-std::vector<int> culprits(const Analysis& a, const CalleeResolver& resolver, const CutPlan& plan, EntryMode mode,
+std::vector<int> culprits(const Analysis& a, const SimulationTables& tables, const CutPlan& plan, EntryMode mode,
                           ModuleId entry, const std::vector<int>& open) {
   auto deferred_without = [&](const std::vector<int>& restored) {
     std::vector<int> rest;
@@ -991,9 +991,9 @@ std::vector<int> culprits(const Analysis& a, const CalleeResolver& resolver, con
   while (cuts.size() > 1) {
     std::vector<int> low(cuts.begin(), cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2));
     std::vector<int> high(cuts.begin() + static_cast<std::ptrdiff_t>(cuts.size() / 2), cuts.end());
-    if (imports(a, resolver, mode, entry, deferred_without(low))) {
+    if (imports(a, tables, mode, entry, deferred_without(low))) {
       cuts = std::move(low);
-    } else if (imports(a, resolver, mode, entry, deferred_without(high))) {
+    } else if (imports(a, tables, mode, entry, deferred_without(high))) {
       cuts = std::move(high);
     } else {
       break;  // it takes cuts from both halves together: keep them all
@@ -1007,21 +1007,18 @@ std::vector<int> culprits(const Analysis& a, const CalleeResolver& resolver, con
 // solvers.decompogen). Simulates both entry modes with the cuts deferred; for each
 // entry that imported before and fails after, pins the cuts that cause it (with the
 // failure as the reason) and solves again, until no entry point breaks.
-void guard_working_imports(const Analysis& a, const BothModes* given, const std::function<void()>& solve,
-                           CutInstance& inst, CutPlan& plan) {
+void guard_working_imports(const Analysis& a, const SimulationTables& tables, const BothModes* given,
+                           const std::function<void()>& solve, CutInstance& inst, CutPlan& plan) {
   profile_stage("plan/guard");
   if (plan.cuts.empty()) return;
   const auto start = std::chrono::steady_clock::now();
-  // One resolver for every round and every single-entry check (on the 50,000-file
-  // benchmark tree, building it takes seconds).
-  const CalleeResolver resolver(a.files, a.modules, CalleeResolver::Reach::Simulator);
   BothModes computed;
   if (!given) {
-    computed = simulate_both(a, resolver);
+    computed = simulate_both(a, tables);
     given = &computed;
   }
   for (std::size_t round = 0; round < kMaxGuardRounds && !plan.cuts.empty(); ++round) {
-    const auto [normal, bare] = simulate_both(a, resolver, deferred_of(plan, plan.cuts));
+    const auto [normal, bare] = simulate_both(a, tables, deferred_of(plan, plan.cuts));
     std::vector<int> pinned;
     for (const auto& [before, after] : {std::pair{&given->normal, &normal}, std::pair{&given->bare, &bare}}) {
       std::set<ModuleId> ok_before;
@@ -1032,12 +1029,12 @@ void guard_working_imports(const Analysis& a, const BothModes* given, const std:
         std::vector<int> open;  // cuts not pinned this round
         std::set_difference(plan.cuts.begin(), plan.cuts.end(), pinned.begin(), pinned.end(), std::back_inserter(open));
         // This round's pins may already cover it.
-        if (open.size() < plan.cuts.size() && imports(a, resolver, after->mode, e.module, deferred_of(plan, open)))
+        if (open.size() < plan.cuts.size() && imports(a, tables, after->mode, e.module, deferred_of(plan, open)))
           continue;
         const std::string why = "deferring it makes " + display_name(a.modules[e.module]) + " fail to import (" +
                                 std::string(to_string(after->mode)) + " entry" + (e.uncertain ? ", uncertain" : "") +
                                 "): " + e.message;
-        for (int c : culprits(a, resolver, plan, after->mode, e.module, open)) {
+        for (int c : culprits(a, tables, plan, after->mode, e.module, open)) {
           plan.candidates[c].cuttable = false;
           plan.candidates[c].reason = why;
           inst.statement_cuttable[c] = 0;
@@ -1055,7 +1052,8 @@ void guard_working_imports(const Analysis& a, const BothModes* given, const std:
 
 }  // namespace
 
-CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options) {
+CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& given) {
+  PlanOptions options = given;
   CutPlan plan;
   std::vector<int> comp_of(a.modules.size(), -1);
   for (std::size_t i = 0; i < cycles.components.size(); ++i)
@@ -1177,7 +1175,15 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     inst.edges.push_back(std::move(ie));
   }
   profile_stage("plan/solve");
+  // One resolver and event cache for every simulation below: the guard's rounds
+  // and single-entry checks, --only-failing's trials (on the 50,000-file
+  // benchmark tree, building the resolver takes seconds).
+  std::optional<SimulationTables> own_tables;
+  auto need_tables = [&] {
+    if (!options.tables) options.tables = &own_tables.emplace(a);
+  };
   if (options.only_failing) {
+    need_tables();
     // The guard (below) holds here too: a cut set that fixes the failing entry
     // points can make others fail (on SymPy the first plan made all 1,472
     // normal entries fail). Each re-solve starts from the candidates as
@@ -1190,13 +1196,13 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       plan_only_failing(a, inst, options, skipped, plan);
     };
     solve();
-    if (options.guard) guard_working_imports(a, options.before, solve, inst, plan);
+    if (options.guard) guard_working_imports(a, *options.tables, options.before, solve, inst, plan);
     const std::vector<int> before_split = plan.cuts;
     split_failing_statements(a, pins, needs, runtime, options, skipped, plan);
     if (options.allow_late_imports) move_below_statements(a, pins, options, skipped, plan);
     if (plan.cuts != before_split || options.allow_late_imports) {
       // The counts, and the unbreakable loops, after the splits.
-      const BothModes both = simulate_both(a, deferred_of(plan, plan.cuts));
+      const BothModes both = simulate_both(a, *options.tables, deferred_of(plan, plan.cuts));
       FailingCounts failing, uncertain;
       std::set<std::vector<ModuleId>> still;
       for (const SimulationResult* r : {&both.normal, &both.bare})
@@ -1233,7 +1239,10 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     solve();
     pins_owned.reset();
     assessors.reset();
-    if (options.guard) guard_working_imports(a, options.before, solve, inst, plan);
+    if (options.guard && !plan.cuts.empty()) {
+      need_tables();
+      guard_working_imports(a, *options.tables, options.before, solve, inst, plan);
+    }
   }
 
   // What is left: the graph without the edges whose statements are all cut.

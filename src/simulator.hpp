@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -123,13 +124,37 @@ struct DeferredImports {
   }
 };
 
+class EventCache;
+
+// What every simulation of one analysed tree shares, whatever the deferred
+// statements: the call resolver (CalleeResolver::Reach::Simulator), the
+// largest table a simulation needs, and per entry mode what each event
+// resolves to (the bodies a call runs, what a name is bound to, the modules an
+// import names). Build it once to simulate a tree again and again (the
+// planner's guard and --only-failing); the functions without it build their
+// own. Simulations of different modes may run at once on two threads (as
+// simulate_both does), two of the same mode may not.
+class SimulationTables {
+ public:
+  explicit SimulationTables(const Analysis& a);
+  ~SimulationTables();
+  SimulationTables(const SimulationTables&) = delete;
+  SimulationTables& operator=(const SimulationTables&) = delete;
+  const CalleeResolver& resolver() const { return resolver_; }
+  EventCache& events(EntryMode mode) const;  // made on first use
+
+ private:
+  const Analysis& a_;
+  CalleeResolver resolver_;
+  mutable std::unique_ptr<EventCache> events_[3];  // per EntryMode
+};
+
 // Simulates `import M` for every first-party module M with a body (or only
 // `entries`, when given), skipping the `deferred` statements.
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries = {},
                           const DeferredImports& deferred = {});
-// The same with the tree's call resolver built once by the caller: it is the
-// largest table a simulation needs, the same for every mode and deferral.
-SimulationResult simulate(const Analysis& a, const CalleeResolver& resolver, EntryMode mode,
+// The same with the tree's tables built once by the caller.
+SimulationResult simulate(const Analysis& a, const SimulationTables& tables, EntryMode mode,
                           const std::vector<ModuleId>& entries = {}, const DeferredImports& deferred = {});
 
 // Simulations of at least this many entries (default 32) first find the
@@ -158,9 +183,8 @@ struct BothModes {
   SimulationResult normal, bare;
 };
 BothModes simulate_both(const Analysis& a, const DeferredImports& deferred = {});
-// The same with the tree's call resolver (CalleeResolver::Reach::Simulator)
-// built once by a caller that simulates the tree again and again.
-BothModes simulate_both(const Analysis& a, const CalleeResolver& resolver, const DeferredImports& deferred = {});
+// The same with the tree's tables built once by the caller.
+BothModes simulate_both(const Analysis& a, const SimulationTables& tables, const DeferredImports& deferred = {});
 
 nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r);
 // One line naming what simulations of this tree assume instead of follow

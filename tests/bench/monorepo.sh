@@ -23,6 +23,8 @@
 #   cold-full   BINARY cycles --cache-dir EMPTY2 TREE  the default command, which
 #               also simulates every entry point (failing entry points per cycle)
 #   warm-full   the same again
+#   simulate    BINARY simulate --entry both --cache-dir EMPTY2 TREE  (facts warm
+#               from cold-full): every entry point in normal and bare entry
 #   rewrite     BINARY --cache-dir EMPTY3 TREE > /dev/null   plan + diff, cache empty;
 #               then once more with CYCLEFIX_PROFILE=1 for its time and peak RSS by stage
 # A binary without --cache-dir gets "cache: not supported by this binary" and
@@ -223,6 +225,12 @@ for variant in nosim full; do
     edited=""
   fi
 done
+
+# The simulator on its own, both entry modes, facts from the warm cache of the
+# runs above (cold, without one).
+cache=()
+if ((cache_ok)); then cache=(--cache-dir "$work/cache-full"); fi
+run simulate 1 "$binary" simulate --entry both "${cache[@]}" "$tree" || true
 
 if ((rewrite)); then
   cache=()
