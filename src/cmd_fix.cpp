@@ -164,9 +164,8 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   const auto& [normal_before, bare_before] = before_sim;
   // Below, only --check's findings, the CI formats and split patches read the
   // statements and the graph as they were.
-  const bool keep_imports = f.check || !f.split_by.empty() || (!text_format && !json_format);
-  if (!keep_imports) a.graph = ImportGraph();
-  Analysis after_a = analysis_after(a, rw, o.jobs, keep_imports);
+  const bool keep_for_reports = f.check || !f.split_by.empty() || (!text_format && !json_format);
+  Analysis after_a = analysis_after(a, rw, o.jobs, keep_for_reports);
   CycleReport after_r = build_cycle_report(after_a, o.max_loops);
   release_rewrite_facts(after_a);  // nothing rewrites it
   progress.phase("simulate");

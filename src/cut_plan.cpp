@@ -606,7 +606,8 @@ constexpr std::size_t kMaxRounds = 100;
 // mode (see CutPlan). `inst` is the acyclic mode's instance; its statements are
 // the plan's candidates. Failures in a component that --select skipped (by the
 // partially initialised module, else the failing one) are neither fixed nor counted.
-void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOptions& options,
+void plan_only_failing(const Analysis& a, const SimulationTables& tables, const CutInstance& inst,
+                       const PlanOptions& options,
                        const std::vector<char>& skipped, CutPlan& plan) {
   const auto start = std::chrono::steady_clock::now();
   plan.only_failing = true;
@@ -630,7 +631,7 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
   sol.method = "trivial";
   sol.optimal = true;
   for (std::size_t round = 1;; ++round) {
-    const auto [normal, bare] = simulate_both(a, *options.tables, deferred);
+    const auto [normal, bare] = simulate_both(a, tables, deferred);
     plan.rounds = round;
     FailingCounts failing, uncertain;
     std::size_t added = 0, repeated = 0;  // repeated: certain failures no new loop explains
@@ -682,7 +683,7 @@ void plan_only_failing(const Analysis& a, const CutInstance& inst, const PlanOpt
     for (auto st : sol.cut_statements) add_cut(deferred, plan.candidates[st]);
   }
   const double deferred_cost = sol.cost;
-  prefer_late_binding(a, *options.tables, skipped, plan, sol.cut_statements, sol.cost);
+  prefer_late_binding(a, tables, skipped, plan, sol.cut_statements, sol.cost);
   if (sol.cost < deferred_cost) {
     // The bound was for deferring; late binding is a local improvement, not a proof.
     sol.lower_bound = std::min(sol.lower_bound, sol.cost);
@@ -751,12 +752,13 @@ void change_one_at_a_time(
 // where it is used. Kept when n alone passes every deferral rule and the
 // simulation with it leaves fewer certain failures and none new; one split at
 // a time, until none helps.
-void split_failing_statements(const Analysis& a, const Reachability& pins, const ExternalNeeds& needs,
+void split_failing_statements(const Analysis& a, const SimulationTables& tables, const Reachability& pins,
+                              const ExternalNeeds& needs,
                               const RuntimeAnnotations& runtime, const PlanOptions& options,
                               const std::vector<char>& skipped, CutPlan& plan) {
   static const std::string kPrefix = "cannot import name '";
   std::set<std::pair<int, int>> tried;
-  change_one_at_a_time(a, *options.tables, skipped, plan, [&](const SimulationResult&, const EntryPrediction& e, const Failing& failing) {
+  change_one_at_a_time(a, tables, skipped, plan, [&](const SimulationResult&, const EntryPrediction& e, const Failing& failing) {
     if (e.chain.empty() || e.message.rfind(kPrefix, 0) != 0) return false;
     const std::string name = e.message.substr(kPrefix.size(), e.message.find('\'', kPrefix.size()) - kPrefix.size());
     const ChainHop& hop = e.chain.back();
@@ -805,7 +807,7 @@ void split_failing_statements(const Analysis& a, const Reachability& pins, const
     }
     plan.candidates.push_back(std::move(c));
     plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
-    if (failing.kept(simulate_both(a, *options.tables, deferred_of(plan, plan.cuts)), skipped)) {
+    if (failing.kept(simulate_both(a, tables, deferred_of(plan, plan.cuts)), skipped)) {
       plan.cost += plan.candidates.back().cost;
       return true;
     }
@@ -837,10 +839,11 @@ std::string missing_name(const EntryPrediction& e) {
 // import time above the new place (nor in a body that runs at import), and the
 // simulation with the move leaves fewer certain failures and no new failing
 // entry. A second failure on the same statement moves it further down.
-void move_below_statements(const Analysis& a, const Reachability& pins, const PlanOptions& options,
+void move_below_statements(const Analysis& a, const SimulationTables& tables, const Reachability& pins,
+                           const PlanOptions& options,
                            const std::vector<char>& skipped, CutPlan& plan) {
   std::set<std::tuple<int, int, int>> tried;  // (file, import, definition)
-  change_one_at_a_time(a, *options.tables, skipped, plan, [&](const SimulationResult& r, const EntryPrediction& e, const Failing& failing) {
+  change_one_at_a_time(a, tables, skipped, plan, [&](const SimulationResult& r, const EntryPrediction& e, const Failing& failing) {
     if (!e.partial) return false;
     const std::string name = missing_name(e);
     if (name.empty()) return false;
@@ -927,7 +930,7 @@ void move_below_statements(const Analysis& a, const Reachability& pins, const Pl
       plan.candidates.push_back(std::move(c));
       plan.cuts.push_back(static_cast<int>(plan.candidates.size() - 1));
     }
-    const BothModes with = simulate_both(a, *options.tables, deferred_of(plan, plan.cuts));
+    const BothModes with = simulate_both(a, tables, deferred_of(plan, plan.cuts));
     // Progress also: this entry now fails on a name M defines further
     // down (the next round moves the statement again).
     bool moved_on = false;
@@ -1052,8 +1055,7 @@ void guard_working_imports(const Analysis& a, const SimulationTables& tables, co
 
 }  // namespace
 
-CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& given) {
-  PlanOptions options = given;
+CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options) {
   CutPlan plan;
   std::vector<int> comp_of(a.modules.size(), -1);
   for (std::size_t i = 0; i < cycles.components.size(); ++i)
@@ -1178,12 +1180,9 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   // One resolver and event cache for every simulation below: the guard's rounds
   // and single-entry checks, --only-failing's trials (on the 50,000-file
   // benchmark tree, building the resolver takes seconds).
-  std::optional<SimulationTables> own_tables;
-  auto need_tables = [&] {
-    if (!options.tables) options.tables = &own_tables.emplace(a);
-  };
+  std::optional<SimulationTables> tables;  // built when something simulates
   if (options.only_failing) {
-    need_tables();
+    tables.emplace(a);
     // The guard (below) holds here too: a cut set that fixes the failing entry
     // points can make others fail (on SymPy the first plan made all 1,472
     // normal entries fail). Each re-solve starts from the candidates as
@@ -1193,16 +1192,16 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       for (std::size_t i = 0; i < plan.candidates.size(); ++i)
         if (plan.candidates[i].cuttable) plan.candidates[i] = assessed[i];
       plan.cuts.clear();
-      plan_only_failing(a, inst, options, skipped, plan);
+      plan_only_failing(a, *tables, inst, options, skipped, plan);
     };
     solve();
-    if (options.guard) guard_working_imports(a, *options.tables, options.before, solve, inst, plan);
+    if (options.guard) guard_working_imports(a, *tables, options.before, solve, inst, plan);
     const std::vector<int> before_split = plan.cuts;
-    split_failing_statements(a, pins, needs, runtime, options, skipped, plan);
-    if (options.allow_late_imports) move_below_statements(a, pins, options, skipped, plan);
+    split_failing_statements(a, *tables, pins, needs, runtime, options, skipped, plan);
+    if (options.allow_late_imports) move_below_statements(a, *tables, pins, options, skipped, plan);
     if (plan.cuts != before_split || options.allow_late_imports) {
       // The counts, and the unbreakable loops, after the splits.
-      const BothModes both = simulate_both(a, *options.tables, deferred_of(plan, plan.cuts));
+      const BothModes both = simulate_both(a, *tables, deferred_of(plan, plan.cuts));
       FailingCounts failing, uncertain;
       std::set<std::vector<ModuleId>> still;
       for (const SimulationResult* r : {&both.normal, &both.bare})
@@ -1239,10 +1238,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     solve();
     pins_owned.reset();
     assessors.reset();
-    if (options.guard && !plan.cuts.empty()) {
-      need_tables();
-      guard_working_imports(a, *options.tables, options.before, solve, inst, plan);
-    }
+    if (options.guard && !plan.cuts.empty()) guard_working_imports(a, tables.emplace(a), options.before, solve, inst, plan);
   }
 
   // What is left: the graph without the edges whose statements are all cut.

@@ -34,10 +34,6 @@ struct PlanOptions {
   // simulation of the tree as it is, when the caller has it already.
   bool guard = true;
   const BothModes* before = nullptr;
-  // The tree's simulation tables, when the caller has them (the ones `before`
-  // was simulated with); the planner builds its own otherwise. Every simulation
-  // of the guard and of --only-failing shares them.
-  const SimulationTables* tables = nullptr;
   // Bases and decorators whose annotations libraries read at run time, beyond
   // the defaults: names in those annotations are never moved under TYPE_CHECKING.
   RuntimeAnnotationOptions runtime;

@@ -342,39 +342,36 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
   return result;
 }
 
-Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs, bool keep_imports) {
+Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs, bool keep_for_reports) {
   // Most of an analysis is its files' facts, and after the rewrite `a` only
   // needs their import statements: the facts move instead of being copied, so
   // that the two analyses never both hold them (1.4 GB on 50,000 files). What
-  // build_graph() computes again (module index, graph, reachability) is not
-  // copied at all, and the resolved imports move too: `a` keeps its module
-  // index and graph, which split patches and the HTML report read, and its
-  // import statements only when asked to (on 50,000 files they are 250 MB).
-  Analysis after;
-  after.discovery = a.discovery;
+  // build_graph() computes again (module index, graph, reachability, resolved
+  // imports) is not copied at all. `a` keeps its module index, and its graph
+  // and a copy of the import statements when reports still read them (on
+  // 50,000 files the statements are 250 MB).
+  std::vector<FileAnalysis> files = std::move(a.files);
+  ModuleIndex modules = std::move(a.modules);
+  ImportGraph graph = std::move(a.graph);
+  a.reach = {};
+  Analysis after = a;  // the small rest: discovery, diagnostics, totals
+  a.files = std::move(files);
+  a.modules = std::move(modules);
+  if (keep_for_reports) a.graph = std::move(graph);
   after.files.resize(a.files.size());
   for (std::size_t i = 0; i < a.files.size(); ++i) {
     FileAnalysis& from = a.files[i];
     FileAnalysis& to = after.files[i];
-    to.source = from.source;
-    to.analysed = from.analysed;
-    to.rewritable = from.rewritable;
-    to.bytes = from.bytes;
-    to.content_hash = from.content_hash;
-    to.module = from.module;
-    to.resolved = std::exchange(from.resolved, {});
-    to.import_runs = std::exchange(from.import_runs, {});
-    to.facts = std::exchange(from.facts, {});
-    if (keep_imports) from.facts.imports = to.facts.imports;
-    from.facts.future_annotations = to.facts.future_annotations;
-    from.facts.lines = to.facts.lines;
+    ModuleFacts facts = std::exchange(from.facts, {});
+    std::vector<ResolvedImport> resolved = std::exchange(from.resolved, {});
+    from.import_runs = {};
+    to = from;  // the small rest: source and flags
+    to.resolved = std::move(resolved);  // recomputed in place by build_graph
+    if (keep_for_reports) from.facts.imports = facts.imports;
+    from.facts.future_annotations = facts.future_annotations;
+    from.facts.lines = facts.lines;
+    to.facts = std::move(facts);
   }
-  a.reach = {};
-  after.diagnostics = a.diagnostics;
-  after.total_lines = a.total_lines;
-  after.total_bytes = a.total_bytes;
-  after.cache = a.cache;
-  after.cache_problem = a.cache_problem;
   for (const FileRewrite& fr : r.files) {
     FileAnalysis& fa = after.files[fr.file];
     fa.facts = collect_facts(fr.after);

@@ -48,9 +48,10 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
 // The analysis as it would be after the rewrite: the changed files' facts
 // collected again from their new text and the graph rebuilt (on `jobs`
 // threads, 0: all cores). The files' facts, resolved imports and import-time
-// reachability move out of `a`, which keeps its sources, modules and graph,
-// and, with `keep_imports`, a copy of the files' import statements (what split
-// patches, the HTML report and the CI formats still read).
-Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs = 1, bool keep_imports = true);
+// reachability move out of `a`, which keeps its sources and module index and,
+// with `keep_for_reports`, its graph and a copy of the files' import
+// statements (what split patches, the HTML report, --check's findings and the
+// CI formats still read).
+Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs = 1, bool keep_for_reports = true);
 
 }  // namespace cyclefix

@@ -158,12 +158,6 @@ struct ImportModules {
   std::vector<Alias> aliases;
 };
 
-struct ImportKeyHash {
-  std::size_t operator()(const std::pair<int, int>& k) const {
-    return std::hash<std::uint64_t>{}((std::uint64_t(std::uint32_t(k.first)) << 32) | std::uint32_t(k.second));
-  }
-};
-
 // Per-event facts of one tree, resolved on first use: they depend on the tree
 // and its resolver only, not on what is deferred, so the simulations of one
 // mode share them (SimulationTables keeps one cache per mode: the modes of
@@ -222,11 +216,16 @@ class EventCache {
   }
 
  private:
+  struct ImportHash {
+    std::size_t operator()(const std::pair<int, int>& k) const {
+      return std::hash<std::uint64_t>{}((std::uint64_t(std::uint32_t(k.first)) << 32) | std::uint32_t(k.second));
+    }
+  };
   const Analysis& a_;
   const CalleeResolver& resolver_;
   std::unordered_map<const Event*, std::vector<BodyRef>> calls_;
   std::unordered_map<const Event*, std::optional<ImportBinding>> uses_;
-  std::unordered_map<std::pair<int, int>, ImportModules, ImportKeyHash> imports_;
+  std::unordered_map<std::pair<int, int>, ImportModules, ImportHash> imports_;
 };
 
 SimulationTables::SimulationTables(const Analysis& a)
@@ -1743,7 +1742,7 @@ BothModes simulate_both(const Analysis& a, const DeferredImports& deferred) {
 }
 
 BothModes simulate_both(const Analysis& a, const SimulationTables& tables, const DeferredImports& deferred) {
-  // The tables are thread-safe: shared by both threads.
+  // The two modes run at once, each with its own event cache (SimulationTables).
   auto bare = std::async(std::launch::async, [&] { return simulate(a, tables, EntryMode::Bare, {}, deferred); });
   SimulationResult normal = simulate(a, tables, EntryMode::Normal, {}, deferred);
   return {std::move(normal), bare.get()};

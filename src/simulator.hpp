@@ -140,7 +140,6 @@ class SimulationTables {
   ~SimulationTables();
   SimulationTables(const SimulationTables&) = delete;
   SimulationTables& operator=(const SimulationTables&) = delete;
-  const CalleeResolver& resolver() const { return resolver_; }
   EventCache& events(EntryMode mode) const;  // made on first use
 
  private:

@@ -237,10 +237,10 @@ TEST(Rewrite, AnalysisAfterMovesTheFactsAndLeavesTheImports) {
   EXPECT_FALSE(r.a.graph.edges().empty());
 }
 
-// Without keep_imports (a plain text run of the main command) the analysis it
-// starts from keeps none of the files' facts: on 50,000 files the import
-// statements alone are 250 MB.
-TEST(Rewrite, AnalysisAfterWithoutKeepImportsLeavesNoFacts) {
+// Without keep_for_reports (a plain text run of the main command) the analysis
+// it starts from keeps none of the files' facts and no graph: on 50,000 files
+// the import statements alone are 250 MB.
+TEST(Rewrite, AnalysisAfterWithoutReportsLeavesNoFactsOrGraph) {
   auto r = rewrite_of({{"p/__init__.py", ""},
                        {"p/a.py", "from p.b import x\n\nclass A: pass\n\ndef f():\n    return x()\n"},
                        kB},
@@ -253,6 +253,8 @@ TEST(Rewrite, AnalysisAfterWithoutKeepImportsLeavesNoFacts) {
     imports_after += after.files[i].facts.imports.size();
   }
   EXPECT_GT(imports_after, 0u);
+  EXPECT_TRUE(r.a.graph.edges().empty());
+  EXPECT_FALSE(after.graph.edges().empty());
   EXPECT_TRUE(build_cycle_report(after, 100).components.empty());
 }
 
