@@ -167,6 +167,9 @@ struct Event {
 struct ClassInfo {
   std::string qualified_name;
   std::vector<std::string> bases;  // base-class expressions as written (dotted)
+  // Every positional base is a dotted name (none dropped from `bases`: no
+  // call, subscript or `*args`), so `bases` is the tuple the metaclass gets.
+  bool bases_complete = true;
   int line = 0;
   std::string metaclass;           // `metaclass=M` as written (dotted), "" when none
   // Decorators, outermost first: the dotted callee of `@name`, `name()` for a
@@ -235,10 +238,13 @@ struct ModuleFacts {
   std::vector<SyntaxProblem> syntax_problems;  // ERROR / MISSING nodes; file still analysed
   uint32_t lines = 0;
   std::vector<Alias> aliases;            // module-level aliases of callables, in source order
-  // Conditions of the `if` branches events sit under, when every test on the
-  // way is one of the target tests (Event::guard): atoms such as
-  // `sys.platform==win32`, `sys.version_info>=3.8`, `os.name!=nt`, `__debug__`,
-  // joined with `&&`, `!` and parentheses (evaluate_guard in simulator.cpp).
+  // Conditions events sit under, from the `if` tests on the way the simulator
+  // decides (Event::guard; an early `if T: return` puts what follows under
+  // !(T)): atoms such as `sys.platform==win32`, `sys.version_info>=3.8`,
+  // `os.name!=nt`, `__debug__`, and in a metaclass's __new__/__init__
+  // `bases==A,B.C` (the bases of the class being made), joined with `&&`, `!`
+  // and parentheses (evaluate_guard in simulator.cpp). A guard is necessary
+  // for the event to run; Event::conditional says whether other tests apply.
   std::vector<std::string> guards;
 };
 

@@ -379,6 +379,7 @@ void fields(IO& io, S& c)
 {
   io(c.qualified_name);
   io(c.bases);
+  io(c.bases_complete);
   io.line(c.line);
   io(c.metaclass);
   io(c.decorators);
@@ -501,7 +502,7 @@ static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update 
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Event>() == 11, "Event changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ClassInfo>() == 5, "ClassInfo changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ClassInfo>() == 6, "ClassInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<FunctionInfo>() == 18, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ModuleFacts>() == 15, "ModuleFacts changed: update fields() in facts_cache.cpp");

@@ -465,6 +465,11 @@ class Collector {
   bool depth_reported_ = false;
   bool memoize_ = false;
   int open_functions_ = 0;  // function scopes on scopes_
+  // A metaclass's `__new__`/`__init__(mcs, name, bases, ns)` being visited: its
+  // FunctionInfo index and the name of its bases parameter (not rebound in the
+  // body), for bases_test.
+  int bases_function_ = -1;
+  std::string bases_param_;
   // Where events go: -1 the module body, >= 0 a function's body, -2 nowhere
   // (lambda bodies, which run only if called through a name we cannot follow).
   std::vector<int> sinks_{-1};
@@ -1229,7 +1234,65 @@ class Collector {
   // ---- the walk -------------------------------------------------------------
 
   void visit_block(TSNode n, const Ctx& ctx, int depth) {
-    for (TSNode c : named(n)) visit(c, ctx, depth + 1);
+    // In a function body, what follows `if T: ... return` (or raise) runs only
+    // when T is false: under the guard !(T) when the simulator decides T, in a
+    // conditional branch otherwise.
+    std::optional<Ctx> rest;
+    for (TSNode c : named(n)) {
+      const Ctx& here = rest ? *rest : ctx;
+      visit(c, here, depth + 1);
+      if (!here.deferred || !is(c, kIfStatement) || !exits_early(c)) continue;
+      if (!rest) rest = ctx;
+      std::string test = decided_test(field(c, g_.condition));
+      if (!test.empty()) rest->guard = guard_and(rest->guard, "!(" + test + ")");
+      else rest->conditional = true;
+    }
+  }
+
+  // Whether statements under `n` (not in nested defs, classes or lambdas) may
+  // bind `name`: an assignment, augmented assignment, walrus, for or with
+  // target, `del`, `global`/`nonlocal`, or an import. Errs towards yes.
+  bool rebinds(TSNode n, std::string_view name, int depth) {
+    if (depth > 200) return true;
+    const Kind k = kind(n);
+    if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) return false;
+    TSNode target = {};
+    switch (k) {
+      case kAssignment: case kAugmentedAssignment: case kForStatement: case kForInClause:
+        target = field(n, g_.left);
+        break;
+      case kNamedExpression: target = field(n, g_.name); break;
+      case kAsPatternTarget: case kDeleteStatement: case kGlobalStatement: case kNonlocalStatement:
+      case kImportStatement: case kImportFromStatement:
+        target = n;
+        break;
+      default: break;
+    }
+    if (!ts_node_is_null(target) && contains_identifier(target, name, depth + 1)) return true;
+    for (TSNode c : named(n))
+      if (rebinds(c, name, depth + 1)) return true;
+    return false;
+  }
+  bool contains_identifier(TSNode n, std::string_view name, int depth) {
+    if (depth > 200) return true;
+    if (kind(n) == kIdentifier) return view(n) == name;
+    for (TSNode c : named(n))
+      if (contains_identifier(c, name, depth + 1)) return true;
+    return false;
+  }
+
+  // `if T:` with no elif or else whose body ends by leaving the function.
+  bool exits_early(TSNode n) {
+    TSNode body = field(n, g_.consequence);
+    if (ts_node_is_null(body)) return false;
+    TSNode last = {};
+    for (TSNode c : named(n))
+      if (kind(c) == kElifClause || kind(c) == kElseClause) return false;
+    for (TSNode c : named(body))
+      if (kind(c) != kComment) last = c;
+    if (ts_node_is_null(last)) return false;
+    const std::string_view type = ts_node_type(last);
+    return type == "return_statement" || type == "raise_statement";
   }
 
   void visit_children(TSNode n, const Ctx& ctx, int depth) { visit_block(n, ctx, depth); }
@@ -1430,9 +1493,23 @@ class Collector {
     inner.if_branch = false;
     inner.guard.clear();
     inner.where = "function body";
+    // A metaclass's __new__/__init__(mcs, name, bases, ns): its tests of
+    // `bases` are decided per class statement (bases_test).
+    const int saved_bases_function = bases_function_;
+    std::string saved_bases_param = std::move(bases_param_);
+    bases_function_ = -1;
+    bases_param_.clear();
+    const FunctionInfo& made = scratch_.functions[index];
+    if (!made.class_name.empty() && (made.name == "__new__" || made.name == "__init__") && made.params.size() >= 4 &&
+        !ts_node_is_null(body) && !rebinds(body, made.params[2], depth + 1)) {
+      bases_function_ = static_cast<int>(index);
+      bases_param_ = made.params[2];
+    }
     ++open_functions_;
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     --open_functions_;
+    bases_function_ = saved_bases_function;
+    bases_param_ = std::move(saved_bases_param);
     pop_sink(&scratch_.functions[index].events);
     scopes_.pop_back();
     if (open_functions_ == 0) pool_.forget();  // keeps the memo small
@@ -1459,6 +1536,7 @@ class Collector {
           visit(a, b, depth + 1);
           std::string base = local_callee(callee_text(a));
           if (!base.empty()) info.bases.push_back(std::move(base));
+          else info.bases_complete = false;
         }
       }
     }
@@ -1552,6 +1630,47 @@ class Collector {
     return outer.empty() ? atom : outer + "&&" + atom;
   }
 
+  // A test the simulator decides: static_test, or in a metaclass's
+  // `__new__`/`__init__` a test of the bases of the class being made.
+  std::string decided_test(TSNode cond) {
+    std::string t = static_test(cond);
+    return t.empty() ? bases_test(cond) : t;
+  }
+
+  // `bases == (A, B.C)` or `!=` (a tuple of dotted names) on the bases
+  // parameter of the metaclass method being visited: "bases==A,B.C", decided
+  // when the simulator runs the method for a class statement
+  // (`if bases == (BaseModelForm,): return new_class` in Django's
+  // ModelFormMetaclass), unknown anywhere else.
+  std::string bases_test(TSNode cond) {
+    if (bases_function_ < 0 || ts_node_is_null(cond) || scopes_.empty() ||
+        scopes_.back().kind != ScopeKind::Function || scopes_.back().function_index != bases_function_)
+      return "";
+    std::string t;
+    for (char ch : view(cond))
+      if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\\') t += ch;
+    std::string_view rest = t;
+    if (!rest.starts_with(bases_param_)) return "";
+    rest.remove_prefix(bases_param_.size());
+    std::string_view op = rest.substr(0, 2);
+    if (op != "==" && op != "!=") return "";
+    rest.remove_prefix(2);
+    if (rest.size() < 3 || rest.front() != '(' || rest.back() != ')') return "";
+    rest = rest.substr(1, rest.size() - 2);
+    if (!rest.ends_with(",") && rest.find(',') == std::string_view::npos) return "";  // (A) is not a tuple
+    if (rest.ends_with(",")) rest.remove_suffix(1);
+    std::string names;
+    for (std::size_t i = 0; i <= rest.size();) {
+      std::size_t comma = rest.find(',', i);
+      if (comma == std::string_view::npos) comma = rest.size();
+      std::string_view name = rest.substr(i, comma - i);
+      if (!plain_dotted(name)) return "";
+      names += (names.empty() ? "" : ",") + std::string(name);
+      i = comma + 1;
+    }
+    return "bases" + std::string(op) + names;
+  }
+
   // A test the simulator decides for its target interpreter, as a guard
   // expression; "" for anything else. `sys.platform == "win32"`,
   // `sys.platform.startswith("linux")`, `os.name != "nt"`,
@@ -1631,10 +1750,10 @@ class Collector {
     // instead of being "conditional" (module-level imports under them stay
     // ConditionalIf for the planner: which branch runs depends on the machine).
     std::string chain_not;  // !(t1)&&!(t2)... of the tests so far
-    std::string test = tc == 0 ? static_test(cond) : "";
+    std::string test = tc == 0 ? decided_test(cond) : "";
     const ts::ChildList branches = named(n);
     const bool static_chain = !test.empty() && std::all_of(branches.begin(), branches.end(), [&](TSNode c) {
-      return kind(c) != kElifClause || !static_test(field(c, g_.condition)).empty();
+      return kind(c) != kElifClause || !decided_test(field(c, g_.condition)).empty();
     });
     if (static_chain) {
       then_ctx.guard = guard_and(ctx.guard, test);
@@ -1685,7 +1804,7 @@ class Collector {
           Ctx body_ctx = e;
           if (etc == 1) body_ctx.type_checking = true;
           if (static_chain) {
-            const std::string et = static_test(econd);
+            const std::string et = decided_test(econd);
             body_ctx.guard = guard_and(ctx.guard, chain_not + "&&" + et);
             chain_not += "&&!(" + et + ")";
             else_ctx.guard = guard_and(ctx.guard, chain_not);

@@ -71,13 +71,58 @@ bool is_leaf(const Analysis& a, const DynamicImport& d) {
 // False for an event under an `if` the target interpreter does not take
 // (`if sys.platform == "win32":` on Linux).
 // An annotation evaluated when its definition runs, on 3.14+ (PEP 649), does not run either.
-bool runs_on_target(const FileAnalysis& fa, const Event& e) {
+// With `bases` (the class statement a metaclass method runs for, or null),
+// an event whose guard the model cannot decide is Unknown: it runs, as in a
+// branch that may not be taken.
+GuardValue runs_on_target(const FileAnalysis& fa, const Event& e, const GuardBases* bases,
+                          bool* read_bases = nullptr) {
   if (e.annotation) {
     const SimulationTarget& t = simulation_target();
-    if (t.major > 3 || (t.major == 3 && t.minor >= 14)) return false;
+    if (t.major > 3 || (t.major == 3 && t.minor >= 14)) return GuardValue::False;
   }
-  return e.guard < 0 || static_cast<std::size_t>(e.guard) >= fa.facts.guards.size() ||
-         evaluate_guard(fa.facts.guards[e.guard], simulation_target());
+  if (e.guard < 0 || static_cast<std::size_t>(e.guard) >= fa.facts.guards.size()) return GuardValue::True;
+  return evaluate_guard(fa.facts.guards[e.guard], simulation_target(), bases, read_bases);
+}
+bool runs_on_target(const FileAnalysis& fa, const Event& e) {
+  return runs_on_target(fa, e, nullptr) != GuardValue::False;
+}
+
+// The bases of a class statement, compared with the names a metaclass method
+// tests them against (`if bases == (BaseModelForm,):`): equal when both sides
+// name the same first-party classes, unknown when one side names something
+// the model cannot resolve.
+class ClassStatementBases final : public GuardBases {
+ public:
+  ClassStatementBases(const CalleeResolver& r, int class_file, const ClassInfo& c, int meta_file)
+      : r_(r), class_file_(class_file), class_(c), meta_file_(meta_file) {}
+  GuardValue equal(const std::vector<std::string_view>& names) const override {
+    if (!class_.bases_complete) return GuardValue::Unknown;
+    if (names.size() != class_.bases.size()) return GuardValue::False;
+    GuardValue v = GuardValue::True;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto want = r_.find_class(meta_file_, names[i]);
+      auto have = r_.find_class(class_file_, class_.bases[i]);
+      if (!want || !have) v = GuardValue::Unknown;
+      else if (*want != *have) return GuardValue::False;
+    }
+    return v;
+  }
+
+ private:
+  const CalleeResolver& r_;
+  int class_file_;
+  const ClassInfo& class_;
+  int meta_file_;
+};
+
+// The class statement of `file` at `line` whose `metaclass=` is `callee`: the
+// call event it makes after its body runs.
+const ClassInfo* class_statement(const FileAnalysis& fa, int line, std::string_view callee) {
+  const auto& cs = fa.facts.classes;
+  auto it = std::lower_bound(cs.begin(), cs.end(), line, [](const ClassInfo& c, int l) { return c.line < l; });
+  for (; it != cs.end() && it->line == line; ++it)
+    if (it->metaclass == callee) return &*it;
+  return nullptr;
 }
 
 // Whether importing m runs a body: not a namespace package, and its file was read and parsed.
@@ -167,6 +212,8 @@ struct ImportModules {
 class EventCache {
  public:
   EventCache(const Analysis& a, const CalleeResolver& resolver) : a_(a), resolver_(resolver) {}
+
+  const CalleeResolver& resolver() const { return resolver_; }
 
   // The bodies a Call event runs.
   const std::vector<BodyRef>& calls(int file, int function, const Event& e) {
@@ -837,6 +884,10 @@ class Interpreter {
   std::vector<std::vector<std::uint32_t>> clean_;  // [file][function]: generation_ it ran clean in
   std::uint32_t generation_ = 1;
   std::size_t cut_calls_ = 0;  // calls not made: depth limit or recursion guard
+  // The class statement the next run_body runs a metaclass method for, and
+  // how many guards have been decided on such bases.
+  const GuardBases* next_bases_ = nullptr;
+  std::size_t bases_reads_ = 0;
 
   void unknown(std::string why) {
     out_.uncertain = true;
@@ -1019,6 +1070,8 @@ class Interpreter {
 
   MaybeFailure run_body(int file, int function, const std::vector<Event>& events) {
     const FileAnalysis& fa = a_->files[file];
+    // The class statement this body (a metaclass's __new__/__init__) runs for.
+    const GuardBases* bases = std::exchange(next_bases_, nullptr);
     Locals locals;  // names bound by imports inside this function call
     // A body of another module's function gets its own hop in the chain.
     bool pushed = !stack_.empty() && stack_.back().module != fa.module;
@@ -1042,7 +1095,12 @@ class Interpreter {
           result = std::move(f);
           break;
         }
-      if (!runs_on_target(fa, e)) continue;
+      bool read_bases = false;
+      const GuardValue runs = runs_on_target(fa, e, bases, &read_bases);
+      bases_reads_ += read_bases;
+      if (runs == GuardValue::False) continue;
+      // A branch the model cannot decide (an undecided guard is one).
+      const bool conditional = e.conditional || runs == GuardValue::Unknown;
       if (resume_after) {
         if (e.line <= resume_after) continue;
         resume_after = 0;
@@ -1083,7 +1141,7 @@ class Interpreter {
         resume_after = e.try_end;
         continue;
       }
-      if (f && e.conditional) {
+      if (f && conditional) {
         // A branch inside a function that runs at import time: it may not be taken.
         const std::size_t before = out_.unknowns.size();
         unknown("a circular import in a conditional branch of " +
@@ -1124,6 +1182,9 @@ class Interpreter {
       ++cut_calls_;
       return std::nullopt;
     }
+    // A class statement's `metaclass=` call: its __new__/__init__ can decide
+    // their tests of the bases.
+    const ClassInfo* made = e.kind == Event::Kind::Call ? class_statement(a_->files[file], e.line, e.name) : nullptr;
     for (BodyRef b : cx_->events.calls(file, function, e)) {
       if (ran_clean(b)) continue;
       auto key = std::make_pair(b.file, b.function);
@@ -1133,11 +1194,18 @@ class Interpreter {
       }
       active_.push_back(key);
       max_active_ = std::max(max_active_, active_.size());
-      const std::size_t cut_before = cut_calls_;
-      MaybeFailure f = run_body(b.file, b.function, a_->files[b.file].facts.functions[b.function].events);
+      const std::size_t cut_before = cut_calls_, reads_before = bases_reads_;
+      const FunctionInfo& fn = a_->files[b.file].facts.functions[b.function];
+      std::optional<ClassStatementBases> bases;
+      if (made && (fn.name == "__new__" || fn.name == "__init__"))
+        next_bases_ = &bases.emplace(cx_->events.resolver(), file, *made, b.file);
+      MaybeFailure f = run_body(b.file, b.function, fn.events);
+      next_bases_ = nullptr;
       active_.pop_back();
       if (f) return f;
-      if (cut_calls_ == cut_before) mark_clean(b);
+      // A body that read the bases of the class being made may do otherwise
+      // for the next class statement.
+      if (cut_calls_ == cut_before && bases_reads_ == reads_before) mark_clean(b);
     }
     return std::nullopt;
   }
@@ -1520,37 +1588,48 @@ SimulationTarget& target_slot() {
 }
 
 // Recursive descent over a guard: expr = term {"||" term}; term = factor
-// {"&&" factor}; factor = "!" factor | "(" expr ")" | atom.
+// {"&&" factor}; factor = "!" factor | "(" expr ")" | atom. Three-valued
+// (Kleene): an atom the evaluation cannot decide (`bases==...` with no class
+// statement to read them from) is unknown, and so is what depends on it.
 class GuardEval {
  public:
-  GuardEval(std::string_view g, const SimulationTarget& t) : g_(g), t_(t) {}
-  bool run() { return expr(); }
+  GuardEval(std::string_view g, const SimulationTarget& t, const GuardBases* bases)
+      : g_(g), t_(t), bases_(bases) {}
+  GuardValue run() { return expr(); }
+  bool read_bases() const { return read_bases_; }
 
  private:
-  bool expr() {
-    bool v = term();
+  static GuardValue negate(GuardValue v) {
+    return v == GuardValue::Unknown ? v : v == GuardValue::True ? GuardValue::False : GuardValue::True;
+  }
+  GuardValue expr() {
+    GuardValue v = term();
     while (g_.substr(i_, 2) == "||") {
       i_ += 2;
-      v = term() || v;
+      GuardValue r = term();
+      if (v == GuardValue::True || r == GuardValue::True) v = GuardValue::True;
+      else if (v == GuardValue::Unknown || r == GuardValue::Unknown) v = GuardValue::Unknown;
     }
     return v;
   }
-  bool term() {
-    bool v = factor();
+  GuardValue term() {
+    GuardValue v = factor();
     while (g_.substr(i_, 2) == "&&") {
       i_ += 2;
-      v = factor() && v;
+      GuardValue r = factor();
+      if (v == GuardValue::False || r == GuardValue::False) v = GuardValue::False;
+      else if (v == GuardValue::Unknown || r == GuardValue::Unknown) v = GuardValue::Unknown;
     }
     return v;
   }
-  bool factor() {
+  GuardValue factor() {
     if (i_ < g_.size() && g_[i_] == '!') {
       ++i_;
-      return !factor();
+      return negate(factor());
     }
     if (i_ < g_.size() && g_[i_] == '(') {
       ++i_;
-      bool v = expr();
+      GuardValue v = expr();
       if (i_ < g_.size() && g_[i_] == ')') ++i_;
       return v;
     }
@@ -1560,15 +1639,28 @@ class GuardEval {
     i_ = end;
     return evaluate(atom);
   }
-  bool evaluate(std::string_view a) const {
-    if (a == "__debug__") return true;  // python without -O
+  static GuardValue of(bool b) { return b ? GuardValue::True : GuardValue::False; }
+  GuardValue evaluate(std::string_view a) {
+    if (a == "__debug__") return GuardValue::True;  // python without -O
+    if (a.starts_with("bases==") || a.starts_with("bases!=")) {
+      if (!bases_) return GuardValue::Unknown;
+      read_bases_ = true;
+      std::vector<std::string_view> names;
+      for (std::string_view rest = a.substr(7); !rest.empty();) {
+        const auto comma = rest.find(',');
+        names.push_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      }
+      GuardValue eq = bases_->equal(names);
+      return a[5] == '=' ? eq : negate(eq);
+    }
     for (auto [subject, value] : {std::pair<std::string_view, std::string_view>{"sys.platform", t_.platform},
                                   {"os.name", t_.os_name}}) {
       if (!a.starts_with(subject)) continue;
       std::string_view rest = a.substr(subject.size());
-      if (rest.starts_with("==")) return rest.substr(2) == value;
-      if (rest.starts_with("!=")) return rest.substr(2) != value;
-      if (rest.starts_with("^=")) return value.starts_with(rest.substr(2));
+      if (rest.starts_with("==")) return of(rest.substr(2) == value);
+      if (rest.starts_with("!=")) return of(rest.substr(2) != value);
+      if (rest.starts_with("^=")) return of(value.starts_with(rest.substr(2)));
     }
     if (a.starts_with("sys.version_info")) {
       // Tuples compare element by element, then a longer one is greater:
@@ -1585,19 +1677,21 @@ class GuardEval {
       if (cmp == 0 && !one) cmp = t_.minor < want_minor ? -1 : t_.minor > want_minor ? 1 : 0;
       const std::size_t have_len = sliced ? 2 : 5, want_len = one ? 1 : 2;
       if (cmp == 0 && have_len > want_len) cmp = 1;
-      if (op == ">=") return cmp >= 0;
-      if (op == "<=") return cmp <= 0;
-      if (op == ">") return cmp > 0;
-      if (op == "<") return cmp < 0;
-      if (op == "==") return cmp == 0;
-      return cmp != 0;
+      if (op == ">=") return of(cmp >= 0);
+      if (op == "<=") return of(cmp <= 0);
+      if (op == ">") return of(cmp > 0);
+      if (op == "<") return of(cmp < 0);
+      if (op == "==") return of(cmp == 0);
+      return of(cmp != 0);
     }
-    return true;  // not reached: the collector writes only the atoms above
+    return GuardValue::Unknown;  // not written by this collector
   }
 
   std::string_view g_;
   const SimulationTarget& t_;
+  const GuardBases* bases_;
   std::size_t i_ = 0;
+  bool read_bases_ = false;
 };
 
 }  // namespace
@@ -1639,7 +1733,16 @@ void set_simulation_target(const SimulationTarget& t) {
 
 const SimulationTarget& simulation_target() { return target_slot(); }
 
-bool evaluate_guard(std::string_view g, const SimulationTarget& t) { return GuardEval(g, t).run(); }
+bool evaluate_guard(std::string_view g, const SimulationTarget& t) {
+  return GuardEval(g, t, nullptr).run() != GuardValue::False;
+}
+
+GuardValue evaluate_guard(std::string_view g, const SimulationTarget& t, const GuardBases* bases, bool* read_bases) {
+  GuardEval e(g, t, bases);
+  GuardValue v = e.run();
+  if (read_bases) *read_bases = e.read_bases();
+  return v;
+}
 
 SimulationResult simulate(const Analysis& a, EntryMode mode, const std::vector<ModuleId>& entries,
                           const DeferredImports& deferred) {

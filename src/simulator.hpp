@@ -174,8 +174,20 @@ SimulationTarget default_simulation_target();
 // Sets the target of later simulations ("" / 0 fields keep their defaults).
 void set_simulation_target(const SimulationTarget& t);
 const SimulationTarget& simulation_target();
-// Whether guard expression `g` (ModuleFacts::guards) holds for `t`.
+// Whether guard expression `g` (ModuleFacts::guards) may hold for `t`: false
+// only when it is decided false.
 bool evaluate_guard(std::string_view g, const SimulationTarget& t);
+enum class GuardValue { False, True, Unknown };
+// The bases of the class statement a metaclass's __new__/__init__ runs for:
+// whether they are the classes `names` (as written in the metaclass's file).
+struct GuardBases {
+  virtual ~GuardBases() = default;
+  virtual GuardValue equal(const std::vector<std::string_view>& names) const = 0;
+};
+// `g` for `t`, with `bases` (or null: none known) for `bases==` atoms;
+// `read_bases` (if given) says whether the value used them.
+GuardValue evaluate_guard(std::string_view g, const SimulationTarget& t, const GuardBases* bases,
+                          bool* read_bases = nullptr);
 
 // Both entry modes of one tree, simulated on two threads (they are independent).
 struct BothModes {

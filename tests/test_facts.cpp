@@ -421,3 +421,82 @@ TEST(FactsModule, PlatformAndVersionTestsBecomeGuards) {
                      "-",  // FAST: not decidable
                  }));
 }
+
+// Each import event of the functions of `f`: "module guard conditional".
+std::vector<std::string> function_imports(const ModuleFacts& f) {
+  std::vector<std::string> got;
+  for (const FunctionInfo& fn : f.functions)
+    for (const Event& e : fn.events)
+      if (e.kind == Event::Kind::Import)
+        got.push_back(f.imports[e.import].names[0].name + " " + (e.guard < 0 ? "-" : f.guards[e.guard]) +
+                      (e.conditional ? " conditional" : ""));
+  return got;
+}
+
+// What follows `if T: return` (or raise) in a function runs only when T is
+// false: under !(T) when the simulator decides T, in a conditional branch
+// otherwise. An if with an else, or a body that does not leave, changes nothing.
+TEST(FactsModule, EarlyReturnsGuardWhatFollows) {
+  auto f = collect_facts(
+      "import sys\n"
+      "def setup(x):\n"
+      "    if sys.platform != 'win32':\n"
+      "        return\n"
+      "    import a\n"
+      "    if x:\n"
+      "        raise ValueError(x)\n"
+      "        # unreachable comment\n"
+      "    import b\n"
+      "def plain(x):\n"
+      "    if x:\n"
+      "        y = 1\n"
+      "    else:\n"
+      "        return\n"
+      "    import c\n"
+      "    if x:\n"
+      "        print(x)\n"
+      "    import d\n");
+  EXPECT_EQ(function_imports(f), (std::vector<std::string>{
+                                     "a !(sys.platform!=win32)",
+                                     "b !(sys.platform!=win32) conditional",
+                                     "c -",
+                                     "d -",
+                                 }));
+}
+
+// In a metaclass's __new__/__init__(mcs, name, bases, ns), a test of the bases
+// against a tuple of names is decided per class statement: "bases==A,B".
+TEST(FactsModule, MetaclassBasesTestsBecomeGuards) {
+  auto f = collect_facts(
+      "class Meta(type):\n"
+      "    def __new__(mcs, name, bases, attrs):\n"
+      "        new = super().__new__(mcs, name, bases, attrs)\n"
+      "        if bases == (Base,):\n"
+      "            return new\n"
+      "        import a\n"
+      "        if bases != (m.Base, Mixin):\n"
+      "            import b\n"
+      "        if bases == (Base):\n"  // not a tuple
+      "            import c\n"
+      "        return new\n"
+      "    def __init__(cls, name, parents, attrs):\n"
+      "        parents = tuple(parents)\n"  // rebound: not the class statement's bases
+      "        if parents == (Base,):\n"
+      "            import d\n"
+      "def helper(a, b, bases, d):\n"  // not a metaclass method
+      "    if bases == (Base,):\n"
+      "        import e\n");
+  EXPECT_EQ(function_imports(f), (std::vector<std::string>{
+                                     "a !(bases==Base)",
+                                     "b !(bases==Base)&&bases!=m.Base,Mixin",
+                                     "c !(bases==Base) conditional",
+                                     "d - conditional",
+                                     "e - conditional",
+                                 }));
+  ASSERT_EQ(f.classes.size(), 1u);
+  EXPECT_TRUE(f.classes[0].bases_complete);
+  auto g = collect_facts("class A(B, Generic[T], metaclass=M):\n    pass\nclass C(*bases):\n    pass\n");
+  ASSERT_EQ(g.classes.size(), 2u);
+  EXPECT_FALSE(g.classes[0].bases_complete);
+  EXPECT_FALSE(g.classes[1].bases_complete);
+}

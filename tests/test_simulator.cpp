@@ -543,6 +543,61 @@ TEST(SimulatorCertainty, GuardsAreDecidedForTheTarget) {
   EXPECT_FALSE(entry(a, on_windows, "app").uncertain);
 }
 
+// `bases==` atoms: three-valued, decided only with a class statement's bases.
+TEST(SimulatorCertainty, BasesGuardsNeedAClassStatement) {
+  struct Fixed final : GuardBases {
+    GuardValue v;
+    explicit Fixed(GuardValue x) : v(x) {}
+    GuardValue equal(const std::vector<std::string_view>&) const override { return v; }
+  };
+  SimulationTarget t{"linux", "posix", 3, 11};
+  const Fixed yes(GuardValue::True), no(GuardValue::False), unknown(GuardValue::Unknown);
+  bool read = false;
+  EXPECT_EQ(evaluate_guard("!(bases==Base)", t, nullptr, &read), GuardValue::Unknown);
+  EXPECT_FALSE(read);
+  EXPECT_EQ(evaluate_guard("!(bases==Base)", t, &yes, &read), GuardValue::False);
+  EXPECT_TRUE(read);
+  EXPECT_EQ(evaluate_guard("bases!=Base,Mixin", t, &yes), GuardValue::False);
+  EXPECT_EQ(evaluate_guard("!(bases==Base)", t, &no), GuardValue::True);
+  // Kleene logic: a decided side can settle an undecided one.
+  EXPECT_EQ(evaluate_guard("sys.platform==win32&&bases==Base", t, &unknown), GuardValue::False);
+  EXPECT_EQ(evaluate_guard("sys.platform==linux||bases==Base", t, &unknown), GuardValue::True);
+  EXPECT_EQ(evaluate_guard("sys.platform==linux&&bases==Base", t, &unknown), GuardValue::Unknown);
+  // The two-valued form: false only when decided false.
+  EXPECT_TRUE(evaluate_guard("!(bases==Base)", t));
+}
+
+// Django's ModelFormMetaclass: `if bases == (BaseModelForm,): return` skips
+// the rest for the base form's own class statement; another class statement
+// with the same metaclass runs it (the first run must not count as "ran clean").
+TEST(SimulatorCertainty, MetaclassEarlyReturnOnTheBasesIsDecided) {
+  auto a = analysis_of({
+      {"shop/__init__.py", ""},
+      {"shop/forms.py",
+       "class BaseForm:\n    pass\n"
+       "class FormMeta(type):\n"
+       "    def __new__(mcs, name, bases, attrs):\n"
+       "        new = super().__new__(mcs, name, bases, attrs)\n"
+       "        if bases == (BaseForm,):\n"
+       "            return new\n"
+       "        from shop.models import Field\n"
+       "        return new\n"
+       "class Form(BaseForm, metaclass=FormMeta):\n    pass\n"},
+      {"shop/models.py", "from shop.forms import Form\nimport shop.widgets\nclass Field:\n    pass\n"},
+      {"shop/widgets.py",
+       "from shop.forms import BaseForm, FormMeta\nclass Mixin:\n    pass\n"
+       "class Widget(BaseForm, Mixin, metaclass=FormMeta):\n    pass\n"},
+  });
+  auto r = simulate(a, EntryMode::Normal);
+  EXPECT_EQ(r.uncertain(), 0u);
+  EXPECT_FALSE(entry(a, r, "shop.forms").fails);
+  EXPECT_FALSE(entry(a, r, "shop.widgets").fails);
+  const auto& models = entry(a, r, "shop.models");
+  EXPECT_TRUE(models.fails);
+  EXPECT_TRUE(models.circular);
+  EXPECT_NE(models.message.find("cannot import name 'Field'"), std::string::npos);
+}
+
 // Both arms of an undecided branch end in a circular failure: certain.
 TEST(SimulatorCertainty, BothArmsFailingIsCertain) {
   auto tree = [](const char* b_tail) {

@@ -1,0 +1,10 @@
+from shop.forms import Form
+import shop.widgets
+
+
+class Field:
+    pass
+
+
+class Article(Form):
+    pass
