@@ -1312,6 +1312,8 @@ std::vector<std::vector<ModuleId>> loops_through(const Analysis& a, const CycleR
   return out;
 }
 
+bool keeps_edge(Strategy s) { return s == Strategy::LateBind || s == Strategy::MoveBelow; }
+
 std::vector<std::string> loops_broken_by(const Analysis& a, const CycleReport& cycles, const CandidateStatement& cut) {
   std::vector<std::string> out;
   for (const auto& loop : loops_through(a, cycles, cut)) out.push_back(loop_text(a, loop));
@@ -1338,7 +1340,8 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
                 {"type_checking", c.type_checking},
                 {"cost", c.cost},
                 {"cost_terms", c.cost_terms},
-                {"breaks", loops_broken_by(a, cycles, c)}};
+                {"breaks", loops_broken_by(a, cycles, c)},
+                {"edge_stays", keeps_edge(c.strategy)}};
     if (c.strategy == Strategy::Bypass) {
       cut["rewritten_to"] = bypass_statements(c);
       cut["how"] = c.how;
@@ -1491,7 +1494,11 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
       for (const auto& n : c.type_checking) out << " " << n;
       out << "\n";
     }
-    for (const auto& l : loops_broken_by(a, cycles, c)) out << "  breaks " << l << "\n";
+    // Late binding and a move below keep the edge: the loop is still there,
+    // it just no longer fails.
+    const char* verb = keeps_edge(c.strategy) ? "  fixes the failure on " : "  breaks ";
+    const char* tail = keeps_edge(c.strategy) ? " (the import stays on it)" : "";
+    for (const auto& l : loops_broken_by(a, cycles, c)) out << verb << l << tail << "\n";
   }
   bool header = false;
   for (const auto& c : plan.candidates) {
@@ -1501,6 +1508,11 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     const ImportStatement& st = a.files[c.file].facts.imports[c.import];
     out << "  " << a.files[c.file].source.display << ":" << st.line << ": " << first_line(st.text) << "\n      "
         << c.reason << "\n";
+    for (int i : plan.cuts)
+      if (plan.candidates[i].file == c.file && plan.candidates[i].import == c.import) {
+        out << "      changed instead: " << to_string(plan.candidates[i].strategy) << " (above)\n";
+        break;
+      }
   }
   if (!plan.not_moved_below.empty()) out << "\nnot moved below a definition (--allow-late-imports):\n";
   for (const auto& [file, import, why] : plan.not_moved_below) {

@@ -82,6 +82,9 @@ enum class Strategy {
   MoveBelow,
 };
 std::string_view to_string(Strategy s);
+// Late binding and a move below leave the edge in the graph (the loop stays,
+// harmless): they fix a failure rather than break a loop.
+bool keeps_edge(Strategy s);
 
 // One name of a bypassed statement: `from <module> import <name> as <bound>`,
 // or `import <module> as <bound>` when name is empty.
