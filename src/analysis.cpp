@@ -1,6 +1,7 @@
 #include "analysis.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -100,6 +101,60 @@ ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& option
   return hash_bytes(all);
 }
 
+// CYCLEFIX_PROFILE: what the facts of every file hold, by kind (element
+// arrays plus the strings too long for their inline buffer; malloc's own
+// overhead not counted), to see where the parse stage's memory goes.
+void print_facts_memory(const Analysis& a) {
+  auto str = [](const std::string& x) -> std::size_t { return x.capacity() > 15 ? x.capacity() + 1 : 0; };
+  auto strs = [&](const std::vector<std::string>& v) {
+    std::size_t n = v.capacity() * sizeof(std::string);
+    for (const auto& x : v) n += str(x);
+    return n;
+  };
+  struct Kind {
+    const char* name;
+    std::size_t count = 0, bytes = 0;
+  } uses{"uses"}, imports{"imports"}, events{"events"}, functions{"functions"}, definitions{"definitions"},
+      classes{"classes"};
+  auto add_events = [&](const std::vector<Event>& v) {
+    events.count += v.size();
+    events.bytes += v.capacity() * sizeof(Event);
+    for (const Event& e : v) events.bytes += str(e.name);
+  };
+  for (const FileAnalysis& fa : a.files) {
+    const ModuleFacts& f = fa.facts;
+    uses.count += f.uses.size();
+    uses.bytes += f.uses.capacity() * sizeof(NameUse);
+    for (const NameUse& u : f.uses) uses.bytes += str(u.name) + str(u.dotted) + str(u.scope) + str(u.function);
+    imports.count += f.imports.size();
+    imports.bytes += f.imports.capacity() * sizeof(ImportStatement);
+    for (const ImportStatement& st : f.imports) {
+      imports.bytes += str(st.module) + str(st.scope) + str(st.text) + st.names.capacity() * sizeof(ImportAlias);
+      for (const ImportAlias& al : st.names) imports.bytes += str(al.name) + str(al.asname);
+    }
+    add_events(f.events);
+    functions.count += f.functions.size();
+    functions.bytes += f.functions.capacity() * sizeof(FunctionInfo);
+    for (const FunctionInfo& fn : f.functions) {
+      add_events(fn.events);
+      functions.bytes += str(fn.qualified_name) + str(fn.name) + str(fn.class_name) + strs(fn.locals) +
+                         strs(fn.globals) + strs(fn.bound_otherwise) + strs(fn.params) + strs(fn.decorators) +
+                         strs(fn.returns);
+    }
+    definitions.count += f.definitions.size();
+    definitions.bytes += f.definitions.capacity() * sizeof(Definition);
+    for (const Definition& d : f.definitions) definitions.bytes += str(d.name);
+    classes.count += f.classes.size();
+    classes.bytes += f.classes.capacity() * sizeof(ClassInfo);
+    for (const ClassInfo& c : f.classes)
+      classes.bytes += str(c.qualified_name) + str(c.metaclass) + strs(c.bases) + strs(c.decorators);
+  }
+  std::string line = "cyclefix: profile: facts:";
+  for (const Kind& k : {uses, imports, events, functions, definitions, classes})
+    line += " " + std::string(k.name) + " " + std::to_string(k.count) + " (" + std::to_string(k.bytes >> 20) + " MiB)";
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
 Analysis analyse(const AnalysisOptions& options) {
   Analysis a;
   if (options.progress) options.progress->phase("finding files");
@@ -134,6 +189,7 @@ Analysis analyse(const AnalysisOptions& options) {
     return std::tie(x.file, x.line) < std::tie(y.file, y.line);
   });
   if (cache) a.cache = cache->stats();
+  if (profiling()) print_facts_memory(a);
   if (options.parse_only) return a;
   if (options.progress) options.progress->phase("graph");
   build_graph_on(a, options.jobs);

@@ -43,6 +43,8 @@ StageProfile& stage_profile() {
 
 }  // namespace
 
+bool profiling() { return stage_profile().on; }
+
 void profile_stage(std::string_view next) {
   StageProfile& p = stage_profile();
   if (!p.on || next == p.stage) return;

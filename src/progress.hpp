@@ -21,6 +21,8 @@ namespace cyclefix {
 // and the RSS at its end ("cyclefix: profile: parse 12.3 s peak 900 MiB ...").
 // Progress::phase() calls it, so every phase is a stage; a no-op otherwise.
 void profile_stage(std::string_view next);
+// Whether CYCLEFIX_PROFILE is set.
+bool profiling();
 
 class Progress {
  public:

@@ -183,6 +183,28 @@ TEST(Cli, SimulateSeedShapeBareEntry) {
 
 // Issue 15: an edge that only a `__main__` block or another module's
 // import-time call makes is no cycle: `cycles` exits 0.
+// CYCLEFIX_PROFILE: a line per stage, and the facts by kind once parsing ends.
+TEST(Cli, ProfilePrintsStagesAndTheFactsByKind) {
+  fs::path dir = fs::path(testing::TempDir()) / "cyclefix_cli_profile";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "p");
+  std::ofstream(dir / "p/__init__.py") << "";
+  std::ofstream(dir / "p/a.py") << "from p.b import f\n\nclass A:\n    def m(self):\n        return f()\n";
+  std::ofstream(dir / "p/b.py") << "import p.a\n\ndef f():\n    return p.a.A\n";
+  auto run = cyclefix::testing_support::run_shell("CYCLEFIX_PROFILE=1 '" + std::string(CYCLEFIX_BINARY) +
+                                                  "' cycles --no-cache '" + dir.string() + "' 2>&1 >/dev/null");
+  EXPECT_EQ(run.status, 1) << run.out;
+  EXPECT_NE(run.out.find("cyclefix: profile: parsing "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("cyclefix: profile: graph "), std::string::npos) << run.out;
+  // Two import statements, two functions, one class; uses of imported names:
+  // `f` in A.m and `p.a.A` in f.
+  EXPECT_NE(run.out.find("cyclefix: profile: facts: uses 2 ("), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" imports 2 ("), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" functions 2 ("), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(" classes 1 ("), std::string::npos) << run.out;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, MainGuardAndCalleeChargedEdgesMakeNoCycle) {
   auto charged = run_json("cycles golden/reach_callee_charged/input", 0);
   ASSERT_FALSE(charged.is_discarded());
