@@ -1510,7 +1510,8 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
         << c.reason << "\n";
     for (int i : plan.cuts)
       if (plan.candidates[i].file == c.file && plan.candidates[i].import == c.import) {
-        out << "      changed instead: " << to_string(plan.candidates[i].strategy) << " (above)\n";
+        const CandidateStatement& cut = plan.candidates[i];
+        out << "      changed instead: " << (cut.split ? "split, " : "") << to_string(cut.strategy) << " (above)\n";
         break;
       }
   }

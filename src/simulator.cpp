@@ -14,6 +14,7 @@
 #include <ostream>
 #include <span>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "reachability.hpp"
@@ -203,48 +204,117 @@ struct ImportModules {
   std::vector<Alias> aliases;
 };
 
-// Per-event facts of one tree, resolved on first use: they depend on the tree
-// and its resolver only, not on what is deferred, so the simulations of one
-// mode share them (SimulationTables keeps one cache per mode: the modes of
-// simulate_both run on two threads at once). One shared by both threads
-// behind locks made every simulation 10-20% slower on the 50,000-file
-// benchmark tree.
+// Per-event facts of one tree: the bodies each call runs, what each use's
+// first name is bound to, the modules each import statement names. They
+// depend on the tree and its resolver only, not on the entry mode or on what
+// is deferred, so every simulation of the tree reads one table. It is built
+// whole, on all cores, before any simulation runs (read-only after that: the
+// two modes of simulate_both read it at once without locks), in flat
+// per-file arrays indexed by an event's position in its body. Built lazily
+// into hash maps, one per mode, it held about 150 MB per mode on the
+// 50,000-file benchmark tree and resolved every call twice.
 class EventCache {
  public:
-  EventCache(const Analysis& a, const CalleeResolver& resolver) : a_(a), resolver_(resolver) {}
+  EventCache(const Analysis& a, const CalleeResolver& resolver) : a_(a), resolver_(resolver), files_(a.files.size()) {
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t f; (f = next.fetch_add(1)) < files_.size();) build(static_cast<int>(f));
+    };
+    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 16));
+    std::vector<std::thread> threads;
+    for (unsigned i = 1; i < n && a.files.size() > 64; ++i) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+  }
 
   const CalleeResolver& resolver() const { return resolver_; }
 
   // The bodies a Call event runs.
-  const std::vector<BodyRef>& calls(int file, int function, const Event& e) {
-    auto it = calls_.find(&e);
-    if (it == calls_.end()) it = calls_.emplace(&e, resolver_.resolve_call(file, function, e.name)).first;
-    return it->second;
+  std::span<const BodyRef> calls(int file, int function, const Event& e) const {
+    const FileTable& t = files_[file];
+    const std::size_t i = index(file, function, e);
+    return {t.bodies.data() + t.call_begin[i], t.bodies.data() + t.call_begin[i + 1]};
   }
 
-  // What the first component of a module-level Use event is bound to.
-  const std::optional<ImportBinding>& use_binding(int file, const Event& e) {
-    auto it = uses_.find(&e);
-    if (it == uses_.end()) {
-      std::string_view head = std::string_view(e.name).substr(0, e.name.find('.'));
-      it = uses_.emplace(&e, resolver_.binding(file, head)).first;
+  // What the first component of a Use event is bound to by a module-level
+  // first-party import, or null.
+  const ImportBinding* use_binding(int file, int function, const Event& e) const {
+    const FileTable& t = files_[file];
+    const std::uint32_t b = t.use_binding[index(file, function, e)];
+    return b == kNone ? nullptr : &t.bindings[b];
+  }
+
+  // The modules of import statement `import` of `file`.
+  const ImportModules& import_modules(int file, int import) const { return files_[file].imports[import]; }
+
+ private:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  struct FileTable {
+    std::vector<std::uint32_t> body_first;  // per body (module, then each function): its first event's index
+    std::vector<std::uint32_t> call_begin;  // per event, and one past the last: its range in `bodies`
+    std::vector<BodyRef> bodies;
+    std::vector<std::uint32_t> use_binding;  // per event: index in `bindings`, or kNone
+    std::vector<ImportBinding> bindings;
+    std::vector<ImportModules> imports;      // per import statement
+  };
+
+  std::size_t index(int file, int function, const Event& e) const {
+    const ModuleFacts& f = a_.files[file].facts;
+    const std::vector<Event>& body = function < 0 ? f.events : f.functions[function].events;
+    return files_[file].body_first[function + 1] + static_cast<std::size_t>(&e - body.data());
+  }
+
+  void build(int file) {
+    const FileAnalysis& fa = a_.files[file];
+    FileTable& t = files_[file];
+    if (!fa.analysed) {
+      t.body_first.assign(fa.facts.functions.size() + 1, 0);
+      t.call_begin.assign(1, 0);
+      t.imports.resize(fa.facts.imports.size());
+      return;
     }
-    return it->second;
+    std::size_t total = fa.facts.events.size();
+    for (const FunctionInfo& fn : fa.facts.functions) total += fn.events.size();
+    t.body_first.reserve(fa.facts.functions.size() + 1);
+    t.call_begin.reserve(total + 1);
+    t.use_binding.reserve(total);
+    auto add_body = [&](int function, const std::vector<Event>& events) {
+      t.body_first.push_back(static_cast<std::uint32_t>(t.call_begin.size()));
+      for (const Event& e : events) {
+        t.call_begin.push_back(static_cast<std::uint32_t>(t.bodies.size()));
+        std::uint32_t binding = kNone;
+        if (e.kind == Event::Kind::Call) {
+          for (BodyRef b : resolver_.resolve_call(file, function, e.name)) t.bodies.push_back(b);
+        } else if (e.kind == Event::Kind::Use) {
+          std::string_view head = std::string_view(e.name).substr(0, e.name.find('.'));
+          if (auto b = resolver_.binding(file, head)) {
+            binding = static_cast<std::uint32_t>(t.bindings.size());
+            t.bindings.push_back(std::move(*b));
+          }
+        }
+        t.use_binding.push_back(binding);
+      }
+    };
+    add_body(-1, fa.facts.events);
+    for (std::size_t i = 0; i < fa.facts.functions.size(); ++i)
+      add_body(static_cast<int>(i), fa.facts.functions[i].events);
+    t.call_begin.push_back(static_cast<std::uint32_t>(t.bodies.size()));
+    t.bodies.shrink_to_fit();
+    t.bindings.shrink_to_fit();
+    t.imports.resize(fa.facts.imports.size());
+    for (std::size_t i = 0; i < fa.facts.imports.size(); ++i)
+      if (fa.resolved[i].first_party) fill_import(file, static_cast<int>(i), t.imports[i]);
   }
 
-  // The modules of first-party import statement `import` of `file`.
-  const ImportModules& import_modules(int file, int import) {
-    auto [it, fresh] = imports_.try_emplace({file, import});
-    if (!fresh) return it->second;
+  void fill_import(int file, int import, ImportModules& out) const {
     const FileAnalysis& fa = a_.files[file];
     const ImportStatement& st = fa.facts.imports[import];
     const ResolvedImport& res = fa.resolved[import];
-    ImportModules& out = it->second;
     if (st.is_from) {
       out.from = a_.modules.find(res.absolute_module);
       for (const ImportAlias& alias : st.names)
         out.aliases.push_back({{}, a_.modules.find(res.absolute_module + "." + alias.name)});
-      return out;
+      return;
     }
     for (const ImportAlias& alias : st.names) {
       ImportModules::Alias& al = out.aliases.emplace_back();
@@ -259,29 +329,19 @@ class EventCache {
       }
       al.module = a_.modules.find(alias.asname.empty() ? full.substr(0, full.find('.')) : full);
     }
-    return out;
   }
 
- private:
-  struct ImportHash {
-    std::size_t operator()(const std::pair<int, int>& k) const {
-      return std::hash<std::uint64_t>{}((std::uint64_t(std::uint32_t(k.first)) << 32) | std::uint32_t(k.second));
-    }
-  };
   const Analysis& a_;
   const CalleeResolver& resolver_;
-  std::unordered_map<const Event*, std::vector<BodyRef>> calls_;
-  std::unordered_map<const Event*, std::optional<ImportBinding>> uses_;
-  std::unordered_map<std::pair<int, int>, ImportModules, ImportHash> imports_;
+  std::vector<FileTable> files_;
 };
 
 SimulationTables::SimulationTables(const Analysis& a)
     : a_(a), resolver_(a.files, a.modules, CalleeResolver::Reach::Simulator) {}
 
-EventCache& SimulationTables::events(EntryMode mode) const {
-  auto& slot = events_[static_cast<std::size_t>(mode)];
-  if (!slot) slot = std::make_unique<EventCache>(a_, resolver_);
-  return *slot;
+const EventCache& SimulationTables::events() const {
+  std::call_once(events_once_, [&] { events_ = std::make_unique<EventCache>(a_, resolver_); });
+  return *events_;
 }
 
 SimulationTables::~SimulationTables() = default;
@@ -302,7 +362,7 @@ bool runs_first_party(const FileAnalysis& fa, int file, const Event& e, const De
 // interpreter can do.
 class ReadGraph {
  public:
-  ReadGraph(const Analysis& a, EventCache& events, const ModuleLinks& links, const DeferredImports& deferred)
+  ReadGraph(const Analysis& a, const EventCache& events, const ModuleLinks& links, const DeferredImports& deferred)
       : a_(a), events_(events), links_(links), deferred_(deferred), first_body_(a.files.size() + 1) {
     std::size_t bodies = 0;
     for (std::size_t f = 0; f < a.files.size(); ++f) {
@@ -481,7 +541,7 @@ class ReadGraph {
         case Event::Kind::Use: {
           std::string_view head = std::string_view(e.name).substr(0, e.name.find('.'));
           if (!e.local) {
-            if (const auto& b = events_.use_binding(file, e)) add_chain(out, b->module, e.name);
+            if (const ImportBinding* b = events_.use_binding(file, function, e)) add_chain(out, b->module, e.name);
             break;
           }
           // Bound by an import in this body: any of them may be the one.
@@ -514,7 +574,7 @@ class ReadGraph {
   }
 
   const Analysis& a_;
-  EventCache& events_;
+  const EventCache& events_;
   const ModuleLinks& links_;
   const DeferredImports& deferred_;
   std::vector<std::size_t> first_body_;  // per file, its first body's index (bodies back to back)
@@ -539,7 +599,7 @@ struct PlainModule {
 // The modules that run as a PlainModule, each built on first use.
 class PlainModules {
  public:
-  PlainModules(const Analysis& a, EventCache& events, const ModuleLinks& links, const DeferredImports& deferred)
+  PlainModules(const Analysis& a, const EventCache& events, const ModuleLinks& links, const DeferredImports& deferred)
       : a_(a),
         events_(events),
         deferred_(deferred),
@@ -625,7 +685,7 @@ class PlainModules {
 
  private:
   const Analysis& a_;
-  EventCache& events_;
+  const EventCache& events_;
   const DeferredImports& deferred_;
   ReadGraph graph_;
   ReadGraph::Components components_;
@@ -685,7 +745,7 @@ struct SimulationContext {
   EntryMode mode;
   const DeferredImports& deferred;
   const ModuleLinks& links;
-  EventCache& events;
+  const EventCache& events;
   PlainModules& plain;
   const Settled* settled = nullptr;  // none: every import runs its body
 };
@@ -1126,7 +1186,7 @@ class Interpreter {
           break;
         case Event::Kind::Use:
           if (!e.local) f = reify_global(fa.module, e.name);
-          if (!f) f = check_use(file, e, e.local ? &locals : nullptr);
+          if (!f) f = check_use(file, function, e, e.local ? &locals : nullptr);
           break;
         case Event::Kind::Call:
           f = reify_global(fa.module, e.name);
@@ -1403,7 +1463,7 @@ class Interpreter {
   }
 
   // `mod.attr` read at import time needs attr bound in mod.
-  MaybeFailure check_use(int file, const Event& e, const Locals* locals) {
+  MaybeFailure check_use(int file, int function, const Event& e, const Locals* locals) {
     std::string_view dotted = e.name;
     auto dot = dotted.find('.');
     if (dot == std::string_view::npos) return std::nullopt;
@@ -1411,8 +1471,8 @@ class Interpreter {
     if (locals) {
       auto it = locals->find(std::string(dotted.substr(0, dot)));
       if (it != locals->end()) b = &it->second;
-    } else if (const auto& bound = cx_->events.use_binding(file, e)) {
-      b = &*bound;
+    } else {
+      b = cx_->events.use_binding(file, function, e);
     }
     if (!b || !b->name.empty()) return std::nullopt;
     ModuleId cur = b->module;
@@ -1760,7 +1820,7 @@ SimulationResult simulate(const Analysis& a, const SimulationTables& tables, Ent
       if (!a.modules[m].is_namespace && a.modules[m].file >= 0) todo.push_back(m);
   }
   ModuleLinks links(a.modules);
-  EventCache& events = tables.events(mode);
+  const EventCache& events = tables.events();
   PlainModules plain(a, events, links, deferred);
   SimulationContext cx{a, mode, deferred, links, events, plain};
   // Classifying costs a pass over the read graph and a run per module in a

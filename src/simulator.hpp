@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -126,26 +127,26 @@ struct DeferredImports {
 
 class EventCache;
 
-// What every simulation of one analysed tree shares, whatever the deferred
-// statements: the call resolver (CalleeResolver::Reach::Simulator), the
-// largest table a simulation needs, and per entry mode what each event
-// resolves to (the bodies a call runs, what a name is bound to, the modules an
-// import names). Build it once to simulate a tree again and again (the
+// What every simulation of one analysed tree shares, whatever the entry mode
+// and the deferred statements: the call resolver (CalleeResolver::Reach::Simulator)
+// and what each event resolves to (the bodies a call runs, what a name is
+// bound to, the modules an import names), built on first use on all cores and
+// read-only after that. Build it once to simulate a tree again and again (the
 // planner's guard and --only-failing); the functions without it build their
-// own. Simulations of different modes may run at once on two threads (as
-// simulate_both does), two of the same mode may not.
+// own. Any number of simulations may read it at once.
 class SimulationTables {
  public:
   explicit SimulationTables(const Analysis& a);
   ~SimulationTables();
   SimulationTables(const SimulationTables&) = delete;
   SimulationTables& operator=(const SimulationTables&) = delete;
-  EventCache& events(EntryMode mode) const;  // made on first use
+  const EventCache& events() const;  // built on first use
 
  private:
   const Analysis& a_;
   CalleeResolver resolver_;
-  mutable std::unique_ptr<EventCache> events_[3];  // per EntryMode
+  mutable std::once_flag events_once_;
+  mutable std::unique_ptr<EventCache> events_;
 };
 
 // Simulates `import M` for every first-party module M with a body (or only
