@@ -244,7 +244,9 @@ void build_graph_on(Analysis& a, unsigned jobs) {
     fa.resolved.reserve(fa.facts.imports.size());
     for (const ImportStatement& st : fa.facts.imports) fa.resolved.push_back(a.modules.resolve(fa.module, st));
   });
+  profile_stage("graph/reach");
   a.reach = compute_reachability(a.files, a.modules);
+  profile_stage("graph/edges");
 
   // An import inside a function body runs at import time when that body does,
   // and its edge starts at the module whose import-time code ran the body: a

@@ -34,6 +34,12 @@ struct ImportAlias {
   std::string asname;  // empty when there is no `as`
   // The local name the alias binds: asname, else (for `import a.b`) "a", else name.
   std::string bound_name(bool is_from) const;
+  // The same as a view into this alias's strings.
+  std::string_view bound_view(bool is_from) const {
+    if (!asname.empty()) return asname;
+    std::string_view n = name;
+    return is_from ? n : n.substr(0, n.find('.'));
+  }
 };
 
 struct ImportStatement {

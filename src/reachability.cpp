@@ -36,13 +36,15 @@ const std::unordered_set<std::string_view> kBuiltinMethods = {
 
 }  // namespace
 
+// Keys are views into the file's facts, which outlive the resolver (a large
+// tree has millions of definitions: copies of their names cost ~100 MB).
 struct CalleeResolver::FileIndex {
-  std::unordered_map<std::string, std::vector<int>> functions;  // qualified name -> every def of it
-  std::unordered_map<std::string, int> classes;                 // qualified name -> index
-  std::unordered_map<std::string, ImportBinding> bindings;
-  std::unordered_map<std::string, std::vector<std::string>> aliases;  // module-level `name = target`
-  std::unordered_set<std::string> third_party;  // names bound by imports of other packages
-  std::unordered_set<std::string> defined;      // module-level names
+  std::unordered_map<std::string_view, std::vector<int>> functions;  // qualified name -> every def of it
+  std::unordered_map<std::string_view, int> classes;                 // qualified name -> index
+  std::unordered_map<std::string_view, ImportBinding> bindings;
+  std::unordered_map<std::string_view, std::vector<std::string>> aliases;  // module-level `name = target`
+  std::unordered_set<std::string_view> third_party;  // names bound by imports of other packages
+  std::unordered_set<std::string_view> defined;      // module-level names
   // Function index -> the functions whose def runs when its body runs; the
   // module body's list is at the end. The same for classes.
   std::vector<std::vector<int>> defined_in, classes_in;
@@ -91,11 +93,11 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
       if (st.context == ImportContext::FunctionBody || st.context == ImportContext::ClassBody) continue;
       const ResolvedImport& r = fa.resolved[i];
       if (!r.first_party) {
-        for (const ImportAlias& a : st.names) ix.third_party.insert(a.bound_name(st.is_from));
+        for (const ImportAlias& a : st.names) ix.third_party.insert(a.bound_view(st.is_from));
         continue;
       }
       for (const ImportAlias& a : st.names) {
-        std::string bound = a.bound_name(st.is_from);
+        std::string_view bound = a.bound_view(st.is_from);
         ImportBinding b;
         if (st.is_from) {
           auto mod = modules.find(r.absolute_module);

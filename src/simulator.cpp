@@ -132,13 +132,6 @@ bool has_body(const Analysis& a, ModuleId m) {
   return !info.is_namespace && info.file >= 0 && a.files[info.file].analysed;
 }
 
-// The name an alias binds, as a view into the (stable) facts: no allocation.
-std::string_view bound_view(const ImportAlias& a, bool is_from) {
-  if (!a.asname.empty()) return a.asname;
-  std::string_view n = a.name;
-  return is_from ? n : n.substr(0, n.find('.'));
-}
-
 // The module-name lookups every import needs (ancestors, parent, submodule by
 // name), computed once per simulation so that the interpreter, which replays
 // each module once per entry point, never builds or hashes a dotted name.
@@ -676,7 +669,7 @@ class PlainModules {
         if (st.star) continue;  // not a PlainModule
         if (st.is_from && !events_.import_modules(file, e.import).from) continue;  // binds nothing
       }
-      for (const auto& al : st.names) out.push_back(bound_view(al, st.is_from));
+      for (const auto& al : st.names) out.push_back(al.bound_view(st.is_from));
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -1283,7 +1276,7 @@ class Interpreter {
     const ImportStatement& st = fa.facts.imports[e.import];
     const ResolvedImport& res = fa.resolved[e.import];
     if (!res.first_party || cx_->deferred.silenced(file, e.import)) {  // rebound: imports from outside the loop
-      for (const auto& al : st.names) bind_here(file, function, bound_view(al, st.is_from));
+      for (const auto& al : st.names) bind_here(file, function, al.bound_view(st.is_from));
       return std::nullopt;
     }
     const ImportModules& mods = cx_->events.import_modules(file, e.import);
@@ -1291,7 +1284,7 @@ class Interpreter {
       // PEP 810: the names are bound to proxies; nothing is imported until one is read.
       ModuleState& here = sys_modules_.at(fa.module);
       for (std::size_t i = 0; i < st.names.size(); ++i) {
-        std::string_view name = bound_view(st.names[i], st.is_from);
+        std::string_view name = st.names[i].bound_view(st.is_from);
         here.bound.insert(name);
         forget_lazy(here, name);
         here.lazy.push_back({name, e.import, i});
@@ -1303,7 +1296,7 @@ class Interpreter {
         const ImportAlias& alias = st.names[i];
         for (ModuleId id : mods.aliases[i].path)
           if (MaybeFailure f = import_module(id)) return f;
-        bind_here(file, function, bound_view(alias, false));
+        bind_here(file, function, alias.bound_view(false));
         if (auto id = mods.aliases[i].module) bind_local(locals, alias.bound_name(false), *id);
       }
       return std::nullopt;
@@ -1314,7 +1307,7 @@ class Interpreter {
     if (cx_->deferred.is_late(file, e.import)) {
       // Late-bound (`from . import b`): the module object is bound whatever
       // state it is in; its names are read where they are used, later.
-      for (const auto& al : st.names) bind_here(file, function, bound_view(al, st.is_from));
+      for (const auto& al : st.names) bind_here(file, function, al.bound_view(st.is_from));
       return std::nullopt;
     }
     const ModuleState* state = sys_modules_.get(*x);
@@ -1347,7 +1340,7 @@ class Interpreter {
       if (!state) break;
       if (!state->bound.count(alias.name))
         if (MaybeFailure f = import_missing(file, e.import, i, *x, sub, *state)) return f;
-      bind_here(file, function, bound_view(alias, true));
+      bind_here(file, function, alias.bound_view(true));
       if (sub)
         bind_local(locals, alias.bound_name(true), *sub);
       else
