@@ -1,5 +1,9 @@
 #include "progress.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,9 +54,18 @@ void profile_stage(std::string_view next) {
   if (!p.on || next == p.stage) return;
   const auto now = std::chrono::steady_clock::now();
   char line[160];
-  std::snprintf(line, sizeof line, "cyclefix: profile: %-10s %8.2f s  peak %6zu MiB  rss at end %6zu MiB\n",
+  // The heap in use (malloc's count): what the stage left live, where the RSS
+  // also holds what was freed and not given back.
+#if defined(__GLIBC__)
+  const struct mallinfo2 mi = ::mallinfo2();
+  const std::size_t heap = (mi.uordblks + mi.hblkhd) >> 20;
+#else
+  const std::size_t heap = 0;
+#endif
+  std::snprintf(line, sizeof line,
+                "cyclefix: profile: %-10s %8.2f s  peak %6zu MiB  rss at end %6zu MiB  heap in use %6zu MiB\n",
                 p.stage.c_str(), std::chrono::duration<double>(now - p.since).count(), status_mib("VmHWM"),
-                status_mib("VmRSS"));
+                status_mib("VmRSS"), heap);
   write_fd(STDERR_FILENO, line);
   // Writing 5 resets VmHWM to the current RSS (Linux >= 4.0): the next peak is the next stage's own.
   if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
