@@ -135,17 +135,29 @@ struct SyntaxProblem {
 // One step of a body's execution, in source order: what the import-order
 // simulator replays and what import-time reachability follows.
 struct Event {
-  enum class Kind {
+  enum class Kind : std::uint8_t {
     Import,  // runs imports[import] (TYPE_CHECKING imports are not events)
     Bind,    // binds `name` in the module namespace (module body only)
     Use,     // reads `name`, an attribute chain `mod.attr...` starting at an imported name
     Call,    // calls `name`: "f", "Cls", "self.m", "cls.m", "mod.f" (decorators and
              // metaclasses count as calls)
   };
-  Kind kind = Kind::Use;
-  int import = -1;
+  // (Fields ordered so that an event takes 56 bytes: a large tree has millions.)
   std::string name;
+  int import = -1;
   int line = 0;
+  // Inside the body of a `try` whose handlers catch ImportError or
+  // AttributeError (innermost such try): the last line of that body, where a
+  // caught failure resumes after the handler, and which of the two they catch
+  // (kCatchesImportError | kCatchesAttributeError: `except Exception:`, a bare
+  // `except:`, tuples). 0 otherwise.
+  static constexpr std::uint8_t kCatchesImportError = 1, kCatchesAttributeError = 2;
+  int try_end = 0;
+  // Under `if` tests the simulator can decide (ModuleFacts::guards): an index
+  // into ModuleFacts::guards, or -1.
+  int guard = -1;
+  Kind kind = Kind::Use;
+  std::uint8_t catches = 0;
   bool guarded = false;  // inside a try whose handler catches ImportError
   // Function bodies only: the event sits under an if/for/while/with, or in an
   // except/else clause, inside the function, so it may not run when the
@@ -156,19 +168,8 @@ struct Event {
   // Use only: inside an annotation evaluated when its definition runs
   // (NameUse::eager); Python 3.14+ evaluates it on first access instead (PEP 649).
   bool annotation = false;
-  // Inside the body of a `try` whose handlers catch ImportError or
-  // AttributeError (innermost such try): the last line of that body, where a
-  // caught failure resumes after the handler, and which of the two they catch
-  // (kCatchesImportError | kCatchesAttributeError: `except Exception:`, a bare
-  // `except:`, tuples). 0 otherwise.
-  static constexpr int kCatchesImportError = 1, kCatchesAttributeError = 2;
-  int try_end = 0;
-  int catches = 0;
-  // Under `if` tests the simulator can decide for a target interpreter
-  // (`sys.platform`, `os.name`, `sys.version_info`, `__debug__`): an index into
-  // ModuleFacts::guards, or -1.
-  int guard = -1;
 };
+static_assert(sizeof(Event) <= 56, "Event grew: millions of them on a large tree");
 
 struct ClassInfo {
   std::string qualified_name;

@@ -119,6 +119,7 @@ class Encoder {
     out.push_back(static_cast<char>(v));
   }
   void operator()(std::uint32_t v) { (*this)(static_cast<std::uint64_t>(v)); }
+  void operator()(std::uint8_t v) { (*this)(static_cast<std::uint64_t>(v)); }
   void operator()(int v) {
     const std::int64_t x = v;
     (*this)(static_cast<std::uint64_t>((x << 1) ^ (x >> 63)));
@@ -196,6 +197,12 @@ class Decoder {
     (*this)(x);
     if (x > UINT32_MAX) return fail();
     v = static_cast<std::uint32_t>(x);
+  }
+  void operator()(std::uint8_t& v) {
+    std::uint64_t x = 0;
+    (*this)(x);
+    if (x > UINT8_MAX) return fail();
+    v = static_cast<std::uint8_t>(x);
   }
   void operator()(int& v) {
     std::uint64_t x = 0;

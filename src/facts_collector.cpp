@@ -517,7 +517,7 @@ class Collector {
     e.import = import;
     e.guarded = ctx.in_try && ctx.guards_import_error;
     e.try_end = ctx.try_end;
-    e.catches = ctx.catches;
+    e.catches = static_cast<std::uint8_t>(ctx.catches);
     if (!ctx.guard.empty()) e.guard = intern_guard(ctx.guard);
     // Inside a function, an if/elif/else or try body may not run when the function does.
     e.conditional = (ctx.deferred && ctx.conditional) || ctx.if_branch;
