@@ -125,7 +125,7 @@ void print_facts_memory(const Analysis& a) {
     const ModuleFacts& f = fa.facts;
     uses.count += f.uses.size();
     uses.bytes += f.uses.capacity() * sizeof(NameUse);
-    for (const NameUse& u : f.uses) uses.bytes += str(u.name) + str(u.dotted) + str(u.scope) + str(u.function);
+    for (const NameUse& u : f.uses) uses.bytes += str(u.name) + str(u.dotted);
     imports.count += f.imports.size();
     imports.bytes += f.imports.capacity() * sizeof(ImportStatement);
     for (const ImportStatement& st : f.imports) {
@@ -310,9 +310,8 @@ bool lazy_import_reified(const ModuleFacts& facts, const ImportStatement& st, co
     if (std::find(names.begin(), names.end(), u.name) == names.end()) continue;
     // Python 3.14+ evaluates annotations lazily (PEP 649): only reads count.
     if (u.kind == UseKind::ImportTime) return true;
-    if (u.kind == UseKind::Deferred && !u.function.empty()) {
-      int fn = function_index(facts, u.function);
-      if (fn >= 0 && reach.body_runs(static_cast<int>(file), fn)) return true;
+    if (u.kind == UseKind::Deferred && u.function >= 0) {
+      if (reach.body_runs(static_cast<int>(file), u.function)) return true;
     }
   }
   return false;

@@ -194,16 +194,17 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
           type_checking.insert(name);
           break;
         case UseKind::Deferred: {
-          if (u.function.empty())
+          if (u.function < 0)
             return pin("used in a lambda outside any function at " + at(a, c.file, u.line));
-          int fi = function_index(fa.facts, u.function);
+          const int fi = u.function;
+          const std::string fn_name(fa.facts.function_name(u));
           // A module __getattr__ runs whenever anything probes the module
           // (`from m import x` asks it for `__path__`), also while a module of
           // the cycle imports from it: any import-time run pins.
           const bool probe = fi >= 0 && fa.facts.functions[fi].qualified_name == "__getattr__";
           const Reachability& r = probe ? a.reach : pins;
           if (r.body_runs(c.file, fi))
-            return pin("used at import time: '" + name + "' in " + u.function + "() at " + at(a, c.file, u.line) +
+            return pin("used at import time: '" + name + "' in " + fn_name + "() at " + at(a, c.file, u.line) +
                        (r.assumed[c.file][fi]
                             ? ", which the model assumes may run at import: a call it cannot resolve exactly "
                               "may reach it (the chain starts at "
@@ -214,14 +215,14 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
           // the graph counts, so only deferring makes that cut.
           if (fi >= 0 && a.reach.body_runs(c.file, fi) && !reified_elsewhere) {
             reified_elsewhere = true;
-            c.lazy_refusal = "'" + name + "' is read in " + u.function + "(), which runs while " +
+            c.lazy_refusal = "'" + name + "' is read in " + fn_name + "(), which runs while " +
                              display_name(a.modules[a.files[a.reach.reached_from[c.file][fi]].module]) +
                              " is imported (the call at " +
                              at(a, a.reach.reached_from[c.file][fi], a.reach.reached_line[c.file][fi]) +
                              "): a lazy import would be reified there";
           }
           if (fi >= 0 && std::count(fa.facts.functions[fi].globals.begin(), fa.facts.functions[fi].globals.end(), name))
-            return pin("'" + name + "' is declared global in " + u.function +
+            return pin("'" + name + "' is declared global in " + fn_name +
                        "(): a local import there would rebind the module's name, at " + at(a, c.file, u.line));
           break;
         }
@@ -891,10 +892,10 @@ void move_below_statements(const Analysis& a, const SimulationTables& tables, co
           refusal = "'" + n + "' is read at import time at " + at(a, file, u.line) + ", above the end of '" +
                     name + "' (line " + std::to_string(below) + "), which " +
                     display_name(a.modules[e.chain.back().module]) + " reads back";
-        if (u.kind == UseKind::Deferred && !u.function.empty()) {
-          const int fi = function_index(fa.facts, u.function);
+        if (u.kind == UseKind::Deferred && u.function >= 0) {
+          const int fi = u.function;
           if (pins.body_runs(file, fi))
-            refusal = "'" + n + "' is read in " + u.function + "(), which runs at import (the call at " +
+            refusal = "'" + n + "' is read in " + std::string(fa.facts.function_name(u)) + "(), which runs at import (the call at " +
                       at(a, pins.reached_from[file][fi], pins.reached_line[file][fi]) + ")";
         }
       }

@@ -95,8 +95,13 @@ struct NameUse {
   bool eager = false;
   bool in_string = false;       // inside a string annotation ("Foo")
   const char* where = "";       // short description (a string literal): "base class", "decorator", ...
-  std::string scope;            // qualified name of the innermost function/class ("" at module level)
-  std::string function;         // qualified name of the innermost enclosing function ("" if none)
+  // The innermost enclosing function (ModuleFacts::function_name), and the
+  // innermost class when the innermost function-or-class scope is a class
+  // (ModuleFacts::scope_name): indexes into the facts, -1 for none. (Not
+  // their names: a large tree has millions of uses and a file only a few
+  // scopes.)
+  int function = -1;
+  int scope_class = -1;
   int line = 0;
   uint32_t begin = 0, end = 0;  // bytes of the name (or of the whole string for in_string)
   // Annotation uses: bytes of the whole annotation expression the name sits in
@@ -253,6 +258,15 @@ struct ModuleFacts {
   // and parentheses (evaluate_guard in simulator.cpp). A guard is necessary
   // for the event to run; Event::conditional says whether other tests apply.
   std::vector<std::string> guards;
+
+  // Qualified name of `u`'s innermost enclosing function ("" if none).
+  std::string_view function_name(const NameUse& u) const {
+    return u.function < 0 ? std::string_view() : std::string_view(functions[u.function].qualified_name);
+  }
+  // Qualified name of `u`'s innermost function or class ("" at module level).
+  std::string_view scope_name(const NameUse& u) const {
+    return u.scope_class >= 0 ? std::string_view(classes[u.scope_class].qualified_name) : function_name(u);
+  }
 };
 
 // Collects the facts of one file's source. Pure: bytes in, facts out.

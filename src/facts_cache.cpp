@@ -323,8 +323,8 @@ void fields(IO& io, S& u)
   io(u.eager);
   io(u.in_string);
   io.where(u.where);
-  io(u.scope);
   io(u.function);
+  io(u.scope_class);
   io.line(u.line);
   io.begin(u.begin);
   io.end(u.end, u.begin);

@@ -252,6 +252,7 @@ struct Scope {
   std::vector<std::pair<std::string_view, std::string>> nested;
   std::vector<std::pair<std::string_view, std::vector<std::string>>> aliases;
   int function_index = -1;  // Function scopes: the index of its FunctionInfo
+  int class_index = -1;     // Class scopes: the index of its ClassInfo
 };
 
 void sort_unique(std::vector<std::string_view>& v) {
@@ -760,6 +761,13 @@ class Collector {
     return 0;
   }
 
+  // The innermost function, class or module scope.
+  std::vector<Scope>::const_reverse_iterator innermost_named_scope() const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (it->kind == ScopeKind::Function || it->kind == ScopeKind::Class || it->kind == ScopeKind::Module) return it;
+    return scopes_.rend() - 1;
+  }
+
   const std::string& current_scope_name() const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       if (it->kind == ScopeKind::Function || it->kind == ScopeKind::Class ||
@@ -1138,8 +1146,12 @@ class Collector {
   }
 
   void classify(NameUse& u, const Ctx& ctx) const {
-    u.scope = current_scope_name();
-    u.function = current_function();
+    if (auto named = innermost_named_scope(); named->kind == ScopeKind::Class) u.scope_class = named->class_index;
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (it->kind == ScopeKind::Function) {
+        u.function = it->function_index;
+        break;
+      }
     if (ctx.annotation) {
       u.kind = UseKind::Annotation;
       u.eager = !out_.future_annotations && !ctx.local_var_annotation;
@@ -1545,6 +1557,7 @@ class Collector {
     define_nested(view(name_node), info.qualified_name);
     scratch_.classes.push_back(info);
     Scope s{ScopeKind::Class, std::move(info.qualified_name), current_function(), {}, {}, {}, {}, {}};
+    s.class_index = static_cast<int>(scratch_.classes.size() - 1);
     scopes_.push_back(std::move(s));
     Ctx inner = ctx;
     inner.class_body = !ctx.deferred;

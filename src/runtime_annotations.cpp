@@ -204,7 +204,7 @@ const std::string* RuntimeAnnotations::class_reason(int file, const std::string&
   if (why.empty()) {
     // SQLAlchemy 2.0 declarative columns: `x: Mapped[int]` is evaluated by the mapper.
     for (const NameUse& u : facts.uses) {
-      if (u.kind != UseKind::Annotation || u.scope != qualified) continue;
+      if (u.kind != UseKind::Annotation || facts.scope_name(u) != qualified) continue;
       const std::string full = full_name(file, u.dotted);
       if (full.starts_with("sqlalchemy.") && full.ends_with(".Mapped")) {
         why = self + " declares `Mapped[...]` columns (" + where(file, u.line) + "), which SQLAlchemy evaluates";
@@ -230,8 +230,9 @@ const std::string* RuntimeAnnotations::reason(int file, const NameUse& u) const 
     auto it = functions_[file].find(sig);
     return it == functions_[file].end() ? nullptr : &it->second;
   }
-  if (u.scope.empty()) return nullptr;
-  auto it = classes_[file].find(u.scope);
+  const std::string_view scope = facts.scope_name(u);
+  if (scope.empty()) return nullptr;
+  auto it = classes_[file].find(std::string(scope));
   return it == classes_[file].end() || it->second.empty() ? nullptr : &it->second;
 }
 

@@ -155,7 +155,8 @@ TEST(FactsUses, FunctionBodyUseIsDeferred) {
   auto f = collect_facts("from m import X\ndef f():\n    return X()\n");
   auto& u = only_use(f, "X");
   EXPECT_EQ(u.kind, UseKind::Deferred);
-  EXPECT_EQ(u.function, "f");
+  EXPECT_EQ(f.function_name(u), "f");
+  EXPECT_EQ(f.scope_name(u), "f");
 }
 
 TEST(FactsUses, NestedFunctionAndMethod) {
@@ -164,7 +165,15 @@ TEST(FactsUses, NestedFunctionAndMethod) {
       "        return inner\n");
   auto& u = only_use(f, "X");
   EXPECT_EQ(u.kind, UseKind::Deferred);
-  EXPECT_EQ(u.function, "C.m.inner");
+  EXPECT_EQ(f.function_name(u), "C.m.inner");
+  EXPECT_EQ(f.scope_name(u), "C.m.inner");
+  // In a class body inside a function: the function, and the class as the scope.
+  auto g = collect_facts("from m import X\ndef make():\n    class K:\n        y: X = X()\n    return K\n");
+  for (const NameUse& k : g.uses) {
+    EXPECT_EQ(g.function_name(k), "make");
+    EXPECT_EQ(g.scope_name(k), "make.K");
+  }
+  EXPECT_FALSE(g.uses.empty());
 }
 
 TEST(FactsUses, LambdaBodyIsDeferredButDefaultIsNot) {

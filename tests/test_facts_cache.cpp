@@ -40,8 +40,8 @@ auto view(const ImportStatement& s) {
                          s.span_end, s.shares_line, s.text);
 }
 auto view(const NameUse& u) {
-  return std::make_tuple(u.name, u.dotted, u.kind, u.eager, u.in_string, std::string(u.where), u.scope,
-                         u.function, u.line, u.begin, u.end, u.annotation_begin, u.annotation_end);
+  return std::make_tuple(u.name, u.dotted, u.kind, u.eager, u.in_string, std::string(u.where), u.function,
+                         u.scope_class, u.line, u.begin, u.end, u.annotation_begin, u.annotation_end);
 }
 auto view(const Definition& d) { return std::tie(d.name, d.kind, d.line, d.begin); }
 auto view(const DynamicImport& d) { return std::tie(d.line, d.call, d.argument, d.at_import_time); }
