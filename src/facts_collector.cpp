@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <forward_list>
+#include <memory>
 #include <cstring>
 #include <set>
 #include <string>
@@ -1246,18 +1247,27 @@ class Collector {
   // ---- the walk -------------------------------------------------------------
 
   void visit_block(TSNode n, const Ctx& ctx, int depth) {
-    // In a function body, what follows `if T: ... return` (or raise) runs only
-    // when T is false: under the guard !(T) when the simulator decides T, in a
-    // conditional branch otherwise.
-    std::optional<Ctx> rest;
-    for (TSNode c : named(n)) {
-      const Ctx& here = rest ? *rest : ctx;
-      visit(c, here, depth + 1);
-      if (!here.deferred || !is(c, kIfStatement) || !exits_early(c)) continue;
-      if (!rest) rest = ctx;
-      std::string test = decided_test(field(c, g_.condition));
-      if (!test.empty()) rest->guard = guard_and(rest->guard, "!(" + test + ")");
-      else rest->conditional = true;
+    const ts::ChildList kids = named(n);
+    for (const TSNode* c = kids.begin(); c != kids.end(); ++c) {
+      visit(*c, ctx, depth + 1);
+      if (ctx.deferred && is(*c, kIfStatement) && exits_early(*c)) return visit_after_exit(*c, c + 1, kids.end(), ctx, depth);
+    }
+  }
+
+  // In a function body, what follows `if T: ... return` (or raise) runs only
+  // when T is false: under the guard !(T) when the simulator decides T, in a
+  // conditional branch otherwise. Out of line, with the new context on its own
+  // frame: visit_block is on the stack once per nesting level, and the
+  // deep-nesting limit must hold under AddressSanitizer's larger frames too.
+  [[gnu::noinline]] void visit_after_exit(TSNode exit, const TSNode* from, const TSNode* to, const Ctx& ctx,
+                                          int depth) {
+    Ctx rest = ctx;
+    std::string test = decided_test(field(exit, g_.condition));
+    if (!test.empty()) rest.guard = guard_and(rest.guard, "!(" + test + ")");
+    else rest.conditional = true;
+    for (const TSNode* c = from; c != to; ++c) {
+      visit(*c, rest, depth + 1);
+      if (is(*c, kIfStatement) && exits_early(*c)) return visit_after_exit(*c, c + 1, to, rest, depth);
     }
   }
 
@@ -1294,7 +1304,7 @@ class Collector {
   }
 
   // `if T:` with no elif or else whose body ends by leaving the function.
-  bool exits_early(TSNode n) {
+  [[gnu::noinline]] bool exits_early(TSNode n) {
     TSNode body = field(n, g_.consequence);
     if (ts_node_is_null(body)) return false;
     TSNode last = {};

@@ -185,6 +185,22 @@ void append(std::vector<BodyRef>& out, const std::vector<BodyRef>& more) {
 
 }  // namespace
 
+// An `@overload` (`@typing.overload`) stub: its body never runs, the name
+// ends up bound to the def that follows the stubs.
+bool is_overload_stub(const FunctionInfo& fn) {
+  return std::any_of(fn.decorators.begin(), fn.decorators.end(),
+                     [](const std::string& d) { return d == "overload" || d.ends_with(".overload"); });
+}
+
+std::vector<BodyRef> CalleeResolver::defs(int file, const std::vector<int>& functions) const {
+  std::vector<BodyRef> out;
+  for (int i : functions)
+    if (!is_overload_stub(files_[file].facts.functions[i])) out.push_back({file, i});
+  if (out.empty())  // stubs only (a .pyi-like module): keep them
+    for (int i : functions) out.push_back({file, i});
+  return out;
+}
+
 int function_index(const ModuleFacts& facts, std::string_view qualified_name) {
   for (std::size_t i = 0; i < facts.functions.size(); ++i)
     if (facts.functions[i].qualified_name == qualified_name) return static_cast<int>(i);
@@ -354,11 +370,7 @@ std::vector<BodyRef> CalleeResolver::method(const ClassRef& c, std::string_view 
   const auto& ix = index_[c.file];
   if (!skip_self) {
     auto f = ix.functions.find(c.name + "." + std::string(name));
-    if (f != ix.functions.end()) {
-      std::vector<BodyRef> out;
-      for (int i : f->second) out.push_back({c.file, i});
-      return out;
-    }
+    if (f != ix.functions.end()) return defs(c.file, f->second);
   }
   // The first base (depth first, as far as the MRO goes for single inheritance)
   // that has it.
@@ -455,7 +467,7 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
     if (auto dot = whole.rfind('.'); dot != std::string::npos && ix.functions.count(whole.substr(0, dot)) &&
                                      !ix.classes.count(whole.substr(0, dot)))
       return {};
-    if (auto f = ix.functions.find(whole); f != ix.functions.end()) return {{file, f->second.front()}};
+    if (auto f = ix.functions.find(whole); f != ix.functions.end()) return {defs(file, f->second).front()};
     if (ix.classes.count(whole)) return simulator_constructors(file, whole, depth);
     return through_import(file, dotted, depth);
   }
@@ -471,11 +483,7 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
     return method(*c, rest.substr(0, rest.find('.')), depth + 1);
   }
   std::string whole(dotted);
-  if (auto f = ix.functions.find(whole); f != ix.functions.end()) {
-    std::vector<BodyRef> out;
-    for (int i : f->second) out.push_back({file, i});
-    return out;
-  }
+  if (auto f = ix.functions.find(whole); f != ix.functions.end()) return defs(file, f->second);
   if (ix.classes.count(whole)) return constructors({file, whole}, depth);
   // `Cls.method`, `Outer.Inner.method`: the longest class prefix.
   for (auto dot = dotted.rfind('.'); dot != std::string_view::npos && dot > 0; dot = dotted.rfind('.', dot - 1)) {

@@ -116,6 +116,9 @@ class CalleeResolver {
     std::string name;  // qualified
   };
   std::vector<BodyRef> lookup(int file, std::string_view dotted, int depth) const;
+  // The defs of one name (FileIndex::functions) that run when it is called:
+  // all but `@overload` stubs.
+  std::vector<BodyRef> defs(int file, const std::vector<int>& functions) const;
   std::optional<ClassRef> resolve_class(int file, std::string_view dotted, int depth) const;
   std::vector<BodyRef> method(const ClassRef& c, std::string_view name, int depth, bool skip_self = false) const;
   std::optional<ClassRef> metaclass_of(const ClassRef& c, int depth) const;

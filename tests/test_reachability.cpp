@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "in_memory.hpp"
+#include "simulator.hpp"
 
 using namespace cyclefix;
 using cyclefix::testing_support::analysis_of;
@@ -262,7 +263,32 @@ TEST(Reachability, OverloadStubsAndTheRealDefinition) {
   const auto& fns = a.files[0].facts.functions;
   ASSERT_EQ(fns.size(), 3u);
   EXPECT_TRUE(a.reach.body_runs(0, 2));  // the def that is bound last
+  EXPECT_FALSE(a.reach.body_runs(0, 0));  // the stubs never run
+  EXPECT_FALSE(a.reach.body_runs(0, 1));
   EXPECT_TRUE(has_edge(a, "m", "n"));
+}
+
+// The simulator too runs the real def, not the first stub: its import fails.
+TEST(Reachability, SimulatorCallsTheDefAfterTheOverloadStubs) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/m.py",
+       "from typing import overload\n"
+       "@overload\ndef f(x: int) -> int: ...\n"
+       "def f(x):\n    from p.n import Y\n    return x\n"
+       "f(1)\n"},
+      {"p/n.py", "import p.m\nY = 1\n"},
+  });
+  auto r = simulate(a, EntryMode::Normal);
+  bool found = false;
+  for (const auto& e : r.entries)
+    if (a.modules[e.module].name == "p.n") {
+      found = true;
+      EXPECT_TRUE(e.fails);
+      EXPECT_TRUE(e.circular);
+      EXPECT_FALSE(e.uncertain);
+    }
+  EXPECT_TRUE(found);
 }
 
 TEST(Reachability, MainGuardNeverRunsOnImport) {
