@@ -47,15 +47,12 @@ CiFinding cut_finding(const Analysis& a, const CycleReport& r, const CandidateSt
   f.check = "cyclefix/import-to-defer";
   f.file = fa.source.display;
   f.line = st.line;
-  f.title = "import cycle: defer this import";
+  f.title = c.strategy == Strategy::Defer ? "import cycle: defer this import" : "import cycle: rewrite this import";
   std::string where;
   if (!c.functions.empty()) where = "into " + join(c.functions, ", ");
   if (!c.type_checking.empty())
     where += (where.empty() ? "" : "; ") + std::string("under TYPE_CHECKING: ") + join(c.type_checking, ", ");
-  f.summary = "Defer `" + one_line_statement(st.text) + "`" + (where.empty() ? "" : " (" + where + ")") +
-              ": it breaks " + (loops.empty() ? std::string("an import cycle") : "import cycle " + loops.front()) +
-              (loops.size() > 1 ? " and " + std::to_string(loops.size() - 1) + " more loop(s)" : "") +
-              ". `cyclefix --apply` makes the change.";
+  f.summary = cut_summary(c, one_line_statement(st.text), loops, where) + ". `cyclefix --apply` makes the change.";
   if (loops.size() > 1) f.details = "loops broken:\n  " + join(loops, "\n  ");
   f.identity = fa.source.display + "\n" + st.text;
   return f;

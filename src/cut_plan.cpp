@@ -32,6 +32,25 @@ std::string_view to_string(Strategy s) {
   return "defer";
 }
 
+std::string cut_summary(const CandidateStatement& c, std::string_view statement, const std::vector<std::string>& loops,
+                        const std::string& detail) {
+  const std::string st = "`" + std::string(statement) + "`";
+  std::string what;
+  switch (c.strategy) {
+    case Strategy::Defer: what = "Defer " + st; break;
+    case Strategy::Bypass: what = "Import the names of " + st + " from the modules that define them"; break;
+    case Strategy::LateBind: what = "Late-bind " + st + " (import the module, read the names through it)"; break;
+    case Strategy::Lazy: what = "Make " + st + " lazy"; break;
+    case Strategy::MoveBelow: what = "Move " + st + " below the definitions it needs"; break;
+  }
+  const std::string loop = loops.empty() ? std::string("an import cycle") : "import cycle " + loops.front();
+  const std::string more =
+      loops.size() > 1 ? " and " + std::to_string(loops.size() - 1) + " more loop(s)" : std::string();
+  return what + (detail.empty() ? "" : " (" + detail + ")") +
+         (keeps_edge(c.strategy) ? ": it fixes the import failure on " + loop + more + " (the loop stays)"
+                                 : ": it breaks " + loop + more);
+}
+
 std::vector<const NameUse*> late_bound_uses(const FileAnalysis& fa, const CandidateStatement& c) {
   std::map<std::uint32_t, const NameUse*> at;
   for (const NameUse& u : fa.facts.uses)

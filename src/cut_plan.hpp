@@ -131,6 +131,13 @@ struct CandidateStatement {
   int below_line = 0;  // the line that definition's statement ends on
 };
 
+// One sentence for a cut, for CI annotations and SARIF: what to do to
+// `statement` (by strategy) and the loop it breaks or, when the edge stays,
+// whose failure it fixes; `detail` (if any) in parentheses after the
+// statement. No final period.
+std::string cut_summary(const CandidateStatement& c, std::string_view statement, const std::vector<std::string>& loops,
+                        const std::string& detail = {});
+
 // --prefer-lazy: function-local imports of one module, in one file, that are
 // local only because the module imports this one back at import time, written
 // once at module level as a `lazy` import (PEP 810) and removed from the

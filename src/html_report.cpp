@@ -692,7 +692,8 @@ std::string html_page(const Analysis& a, const CycleReport& cycles, const CutPla
         h += "</div>";
       }
       for (const auto& broken : loops_broken_by(a, cycles, cand))
-        h += "<div class=\"why\">breaks <code>" + html_escape(broken) + "</code></div>";
+        h += std::string("<div class=\"why\">") + (keeps_edge(cand.strategy) ? "fixes the failure on" : "breaks") +
+             " <code>" + html_escape(broken) + "</code></div>";
       h += "</div>\n";
     }
     h += "</details>\n";

@@ -238,9 +238,7 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
       const FileAnalysis& fa = a.files[c.file];
       const ImportStatement& st = fa.facts.imports[c.import];
       const std::vector<std::string> loops = loops_broken_by(a, r, c);
-      std::string text = "Defer `" + one_line_statement(st.text) + "`: it breaks " +
-                         (loops.empty() ? std::string("an import cycle") : "import cycle " + loops.front()) +
-                         (loops.size() > 1 ? " and " + std::to_string(loops.size() - 1) + " more loop(s)" : "") + ".";
+      std::string text = cut_summary(c, one_line_statement(st.text), loops) + ".";
       json res = {{"ruleId", "CF003"},
                   {"ruleIndex", 2},
                   {"level", "warning"},

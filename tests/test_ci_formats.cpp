@@ -90,6 +90,22 @@ CiFinding finding(const std::string& check, const std::string& file, int line, c
 
 }  // namespace
 
+// A cut that keeps its edge (move-below, late-bind) fixes a failure; it does
+// not "break" the loop, and it is no deferral.
+TEST(GithubFormat, CutsSayWhatTheirStrategyDoes) {
+  auto run = cyclefix::testing_support::run_shell(std::string("cd '") + CYCLEFIX_SOURCE_DIR + "' && '" +
+                                                  CYCLEFIX_BINARY +
+                                                  "' golden/move_below_basic/input --only-failing "
+                                                  "--allow-late-imports --output-format github 2>/dev/null");
+  EXPECT_EQ(run.status, 0) << run.out;  // a diff, not --check
+  EXPECT_NE(run.out.find("title=import cycle%3A rewrite this import::Move `from p.b import register` below the "
+                         "definitions it needs: it fixes the import failure on import cycle p.a -> p.b -> p.a "
+                         "(the loop stays)."),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("Defer `"), std::string::npos) << run.out;
+}
+
 TEST(GithubFormat, EscapesAsTheActionsToolkitDoes) {
   EXPECT_EQ(cyclefix::github_escape_data("50% a:b, c\r\nd"), "50%25 a:b, c%0D%0Ad");
   EXPECT_EQ(cyclefix::github_escape_property("50% a:b, c\r\nd"), "50%25 a%3Ab%2C c%0D%0Ad");
