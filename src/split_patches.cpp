@@ -201,17 +201,26 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
     for (ModuleId m : comp.modules) names.push_back(code(a.modules[m].name));
     md << "\n### Import cycle " << (k + 1) << ": " << plural(comp.modules.size(), "module", "modules") << "\n\n";
     md << "Modules: " << join(names, ", ") << ".\n\n";
-    std::vector<std::string> loops;
+    // Loops a cut breaks (its edge goes), and loops whose import failure a
+    // late-bind or move-below cut fixes while the edge stays.
+    std::vector<std::string> loops, fixed;
     for (int c : g.cuts) {
       if (component_of(r, a.files[plan.candidates[c].file].module) != static_cast<int>(k)) continue;
+      std::vector<std::string>& into = keeps_edge(plan.candidates[c].strategy) ? fixed : loops;
       for (const auto& l : loops_through(a, r, plan.candidates[c])) {
         std::string t = loop_text(a, l);
-        if (std::find(loops.begin(), loops.end(), t) == loops.end()) loops.push_back(t);
+        if (std::find(into.begin(), into.end(), t) == into.end()) into.push_back(t);
       }
     }
+    std::erase_if(fixed, [&](const std::string& t) { return std::find(loops.begin(), loops.end(), t) != loops.end(); });
     md << "Loops this patch breaks (" << loops.size() << " of the " << comp.loops.size() << " listed"
        << (comp.capped ? ", capped by --max-loops" : "") << "):\n";
     for (const auto& l : loops) md << "- " << code(l) << "\n";
+    if (!fixed.empty()) {
+      md << "\nLoops that stay, whose import failure this patch fixes (late binding, or an import moved below the "
+            "definitions it needs):\n";
+      for (const auto& l : fixed) md << "- " << code(l) << "\n";
+    }
     std::vector<std::string> others;
     for (std::size_t h : groups_of_component[k])
       if (h != gi) others.push_back(code(split.groups[h].stem + ".diff"));

@@ -355,6 +355,20 @@ TEST(SplitPatches, StemsAreSafeAndUnique) {
 
 // ------------------------------------------------------------- split, binary
 
+// A move below keeps its edge: the patch description lists the loop as one
+// that stays with its failure fixed, not as broken.
+TEST(SplitPatchesCli, LoopsAMoveBelowFixesAreNotListedAsBroken) {
+  fs::path out = fresh_dir("cyclefix_split_move_below");
+  auto r = run_main(CYCLEFIX_SOURCE_DIR, "golden/move_below_basic/input --only-failing --allow-late-imports "
+                                         "--split-by cycle --out-dir '" + out.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string md = slurp(out / "p.a.md");
+  EXPECT_NE(md.find("Loops this patch breaks (0 of the 1 listed):"), std::string::npos) << md;
+  EXPECT_NE(md.find("Loops that stay, whose import failure this patch fixes"), std::string::npos) << md;
+  EXPECT_NE(md.find("- `p.a -> p.b -> p.a`"), std::string::npos) << md;
+  fs::remove_all(out);
+}
+
 TEST(SplitPatchesCli, ByPackageEachAppliesAloneAndTogetherTheyAreTheDiff) {
   fs::path tree = combined_golden_tree("cyclefix_split_pkg/tree");
   CliResult whole = run_main(tree, ".");
