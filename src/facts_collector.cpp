@@ -15,6 +15,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "facts.hpp"
 #include "blanking.hpp"
@@ -762,21 +763,15 @@ class Collector {
     return 0;
   }
 
-  // The innermost function, class or module scope.
+  // The innermost function, class or module scope (the module's, always there,
+  // when nothing else is).
   std::vector<Scope>::const_reverse_iterator innermost_named_scope() const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
       if (it->kind == ScopeKind::Function || it->kind == ScopeKind::Class || it->kind == ScopeKind::Module) return it;
     return scopes_.rend() - 1;
   }
 
-  const std::string& current_scope_name() const {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      if (it->kind == ScopeKind::Function || it->kind == ScopeKind::Class ||
-          it->kind == ScopeKind::Module)
-        return it->qualified;
-    }
-    return scopes_.front().qualified;  // the module scope, always there
-  }
+  const std::string& current_scope_name() const { return innermost_named_scope()->qualified; }
 
   // Does `name`, looked up from the innermost scope, resolve to the module scope?
   bool resolves_to_module(std::string_view name) const {
@@ -1248,59 +1243,31 @@ class Collector {
 
   void visit_block(TSNode n, const Ctx& ctx, int depth) {
     const ts::ChildList kids = named(n);
-    for (const TSNode* c = kids.begin(); c != kids.end(); ++c) {
+    visit_statements(kids.begin(), kids.end(), ctx, depth);
+  }
+
+  // Statements [from, to) of one block. Inlined: visit_block's frame is on the
+  // stack once per nesting level, and the deep-nesting limit must hold under
+  // AddressSanitizer's larger frames too.
+  [[gnu::always_inline]] inline void visit_statements(const TSNode* from, const TSNode* to, const Ctx& ctx,
+                                                      int depth) {
+    for (const TSNode* c = from; c != to; ++c) {
       visit(*c, ctx, depth + 1);
-      if (ctx.deferred && is(*c, kIfStatement) && exits_early(*c)) return visit_after_exit(*c, c + 1, kids.end(), ctx, depth);
+      if (ctx.deferred && is(*c, kIfStatement) && exits_early(*c)) return visit_after_exit(*c, c + 1, to, ctx, depth);
     }
   }
 
   // In a function body, what follows `if T: ... return` (or raise) runs only
   // when T is false: under the guard !(T) when the simulator decides T, in a
   // conditional branch otherwise. Out of line, with the new context on its own
-  // frame: visit_block is on the stack once per nesting level, and the
-  // deep-nesting limit must hold under AddressSanitizer's larger frames too.
+  // frame (see visit_statements).
   [[gnu::noinline]] void visit_after_exit(TSNode exit, const TSNode* from, const TSNode* to, const Ctx& ctx,
                                           int depth) {
     Ctx rest = ctx;
     std::string test = decided_test(field(exit, g_.condition));
     if (!test.empty()) rest.guard = guard_and(rest.guard, "!(" + test + ")");
     else rest.conditional = true;
-    for (const TSNode* c = from; c != to; ++c) {
-      visit(*c, rest, depth + 1);
-      if (is(*c, kIfStatement) && exits_early(*c)) return visit_after_exit(*c, c + 1, to, rest, depth);
-    }
-  }
-
-  // Whether statements under `n` (not in nested defs, classes or lambdas) may
-  // bind `name`: an assignment, augmented assignment, walrus, for or with
-  // target, `del`, `global`/`nonlocal`, or an import. Errs towards yes.
-  bool rebinds(TSNode n, std::string_view name, int depth) {
-    if (depth > 200) return true;
-    const Kind k = kind(n);
-    if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) return false;
-    TSNode target = {};
-    switch (k) {
-      case kAssignment: case kAugmentedAssignment: case kForStatement: case kForInClause:
-        target = field(n, g_.left);
-        break;
-      case kNamedExpression: target = field(n, g_.name); break;
-      case kAsPatternTarget: case kDeleteStatement: case kGlobalStatement: case kNonlocalStatement:
-      case kImportStatement: case kImportFromStatement:
-        target = n;
-        break;
-      default: break;
-    }
-    if (!ts_node_is_null(target) && contains_identifier(target, name, depth + 1)) return true;
-    for (TSNode c : named(n))
-      if (rebinds(c, name, depth + 1)) return true;
-    return false;
-  }
-  bool contains_identifier(TSNode n, std::string_view name, int depth) {
-    if (depth > 200) return true;
-    if (kind(n) == kIdentifier) return view(n) == name;
-    for (TSNode c : named(n))
-      if (contains_identifier(c, name, depth + 1)) return true;
-    return false;
+    visit_statements(from, to, rest, depth);
   }
 
   // `if T:` with no elif or else whose body ends by leaving the function.
@@ -1424,6 +1391,7 @@ class Collector {
     std::string qualified = qualify(name);
     Scope s{ScopeKind::Function, qualified, qualified, {}, {}, {}, {}, {}};
     std::vector<std::string> positional;
+    std::size_t parameter_locals = 0;  // s.locals' first entries, from the parameters
     {
       ts::ChildList param_list = named(params);
       // Parameters' defaults and annotations, and the return annotation, are
@@ -1434,6 +1402,7 @@ class Collector {
       define(name_node, Definition::Kind::Function, ctx);
       define_nested(view(name_node), qualified);
       collect_parameters(param_list, s);
+      parameter_locals = s.locals.size();
       for (TSNode p : param_list) {
         switch (kind(p)) {
           case kIdentifier: positional.push_back(text(p)); break;
@@ -1456,6 +1425,15 @@ class Collector {
       collect_locals(body, s, depth + 1);
       memoize_ = false;
     }
+    // A metaclass's __new__/__init__(mcs, name, bases, ns) whose body leaves
+    // `bases` alone (does not bind it, nor declare it global): its tests of
+    // `bases` are decided per class statement (bases_test).
+    std::string bases_param;
+    if (scopes_.back().kind == ScopeKind::Class && (name == "__new__" || name == "__init__") && positional.size() >= 4 &&
+        std::find(s.locals.begin() + static_cast<std::ptrdiff_t>(parameter_locals), s.locals.end(), positional[2]) ==
+            s.locals.end() &&
+        std::find(s.globals.begin(), s.globals.end(), positional[2]) == s.globals.end())
+      bases_param = positional[2];
     // Bound by something other than an import: pushed to locals more often
     // than to import_locals (each import binding goes to both once).
     std::vector<std::string_view> otherwise;
@@ -1518,15 +1496,8 @@ class Collector {
     // A metaclass's __new__/__init__(mcs, name, bases, ns): its tests of
     // `bases` are decided per class statement (bases_test).
     const int saved_bases_function = bases_function_;
-    std::string saved_bases_param = std::move(bases_param_);
-    bases_function_ = -1;
-    bases_param_.clear();
-    const FunctionInfo& made = scratch_.functions[index];
-    if (!made.class_name.empty() && (made.name == "__new__" || made.name == "__init__") && made.params.size() >= 4 &&
-        !ts_node_is_null(body) && !rebinds(body, made.params[2], depth + 1)) {
-      bases_function_ = static_cast<int>(index);
-      bases_param_ = made.params[2];
-    }
+    std::string saved_bases_param = std::exchange(bases_param_, std::move(bases_param));
+    bases_function_ = bases_param_.empty() ? -1 : static_cast<int>(index);
     ++open_functions_;
     if (!ts_node_is_null(body)) visit_block(body, inner, depth);
     --open_functions_;
@@ -1653,6 +1624,17 @@ class Collector {
     return outer.empty() ? atom : outer + "&&" + atom;
   }
 
+  // A test's text without spaces, line continuations, and with one kind of
+  // quote: what static_test and bases_test read.
+  std::string compact_text(TSNode cond) const {
+    std::string t;
+    for (char ch : view(cond)) {
+      if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\\') continue;
+      t += ch == '\'' ? '"' : ch;
+    }
+    return t;
+  }
+
   // A test the simulator decides: static_test, or in a metaclass's
   // `__new__`/`__init__` a test of the bases of the class being made.
   std::string decided_test(TSNode cond) {
@@ -1669,9 +1651,7 @@ class Collector {
     if (bases_function_ < 0 || ts_node_is_null(cond) || scopes_.empty() ||
         scopes_.back().kind != ScopeKind::Function || scopes_.back().function_index != bases_function_)
       return "";
-    std::string t;
-    for (char ch : view(cond))
-      if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\\') t += ch;
+    const std::string t = compact_text(cond);
     std::string_view rest = t;
     if (!rest.starts_with(bases_param_)) return "";
     rest.remove_prefix(bases_param_.size());
@@ -1719,12 +1699,8 @@ class Collector {
       std::string op = text(field(cond, g_.operator_));
       return "(" + l + (op == "and" ? "&&" : "||") + r + ")";
     }
-    // The rest is read from the text, without spaces and with one kind of quote.
-    std::string t;
-    for (char ch : view(cond)) {
-      if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\\') continue;
-      t += ch == '\'' ? '"' : ch;
-    }
+    // The rest is read from the text.
+    const std::string t = compact_text(cond);
     if (t.size() > 80) return "";
     auto quoted = [](std::string_view v) -> std::optional<std::string> {
       if (v.size() < 2 || v.front() != '"' || v.back() != '"') return std::nullopt;

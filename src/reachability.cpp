@@ -62,6 +62,23 @@ class NameTable {
   static constexpr const Item* end() { return nullptr; }
   bool count(std::string_view name) const { return find(name) != nullptr; }
 
+  // A table of every value of each name, in the order given (a name defined
+  // twice, an alias assigned twice): from (name, value) pairs.
+  template <class T>
+  static NameTable grouped(std::vector<std::pair<std::string_view, T>> pairs) {
+    std::stable_sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    NameTable out;
+    for (std::size_t i = 0; i < pairs.size();) {
+      V all;
+      std::size_t j = i;
+      for (; j < pairs.size() && pairs[j].first == pairs[i].first; ++j) all.push_back(std::move(pairs[j].second));
+      out.items_.emplace_back(pairs[i].first, std::move(all));
+      i = j;
+    }
+    out.items_.shrink_to_fit();
+    return out;
+  }
+
  private:
   std::vector<Item> items_;
 };
@@ -90,34 +107,17 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
     CalleeResolver::FileIndex& ix = out[f];
     const auto& fns = fa.facts.functions;
     {
-      // Every def of a name, in source order.
-      std::vector<std::pair<std::string_view, int>> defs;
+      std::vector<std::pair<std::string_view, int>> defs;  // every def of a name, in source order
       for (std::size_t i = 0; i < fns.size(); ++i) defs.emplace_back(fns[i].qualified_name, static_cast<int>(i));
-      std::stable_sort(defs.begin(), defs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (std::size_t i = 0; i < defs.size();) {
-        std::vector<int> all;
-        std::size_t j = i;
-        for (; j < defs.size() && defs[j].first == defs[i].first; ++j) all.push_back(defs[j].second);
-        ix.functions.add(defs[i].first, std::move(all));
-        i = j;
-      }
-      ix.functions.sort();
+      ix.functions = NameTable<std::vector<int>>::grouped(std::move(defs));
     }
     for (std::size_t i = 0; i < fa.facts.classes.size(); ++i)
       ix.classes.add(fa.facts.classes[i].qualified_name, static_cast<int>(i));
     ix.classes.sort();
     {
-      std::vector<std::pair<std::string_view, const std::string*>> targets;
-      for (const Alias& al : fa.facts.aliases) targets.emplace_back(al.name, &al.target);
-      std::stable_sort(targets.begin(), targets.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-      for (std::size_t i = 0; i < targets.size();) {
-        std::vector<std::string> all;
-        std::size_t j = i;
-        for (; j < targets.size() && targets[j].first == targets[i].first; ++j) all.push_back(*targets[j].second);
-        ix.aliases.add(targets[i].first, std::move(all));
-        i = j;
-      }
-      ix.aliases.sort();
+      std::vector<std::pair<std::string_view, std::string>> targets;
+      for (const Alias& al : fa.facts.aliases) targets.emplace_back(al.name, al.target);
+      ix.aliases = NameTable<std::vector<std::string>>::grouped(std::move(targets));
     }
     for (const Definition& d : fa.facts.definitions) ix.defined.add(d.name, {});
     ix.defined.sort();

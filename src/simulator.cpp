@@ -14,9 +14,9 @@
 #include <ostream>
 #include <span>
 #include <set>
-#include <thread>
 #include <unordered_map>
 
+#include "parallel.hpp"
 #include "reachability.hpp"
 
 namespace cyclefix {
@@ -209,15 +209,7 @@ struct ImportModules {
 class EventCache {
  public:
   EventCache(const Analysis& a, const CalleeResolver& resolver) : a_(a), resolver_(resolver), files_(a.files.size()) {
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      for (std::size_t f; (f = next.fetch_add(1)) < files_.size();) build(static_cast<int>(f));
-    };
-    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 16));
-    std::vector<std::thread> threads;
-    for (unsigned i = 1; i < n && a.files.size() > 64; ++i) threads.emplace_back(work);
-    work();
-    for (auto& t : threads) t.join();
+    parallel_for(files_.size(), 0, [] { return 0; }, [&](std::size_t f, int) { build(static_cast<int>(f)); });
   }
 
   const CalleeResolver& resolver() const { return resolver_; }
