@@ -58,7 +58,7 @@ void late_binding(const RewriteInput& in, AtomicChange& change) {
   change.edits.push_back({st.stmt_begin, st.stmt_end - st.stmt_begin, std::move(out)});
   for (const NameUse* u : late_bound_uses(in.file, in.cut)) {
     for (const auto& [name, attr] : late.names)
-      if (name == u->name) change.edits.push_back({u->begin, u->end - u->begin, late.prefix + "." + attr});
+      if (name == u->name()) change.edits.push_back({u->begin, u->end - u->begin, late.prefix + "." + attr});
   }
 }
 

@@ -45,8 +45,8 @@ void move_into_functions(const RewriteInput& in, AtomicChange& change) {
   const std::vector<std::string>& moved = in.cut.names;
   for (const NameUse& u : facts.uses) {
     if (u.kind == UseKind::Deferred && innermost_function(facts, u.begin) < 0 &&
-        std::find(moved.begin(), moved.end(), u.name) != moved.end()) {
-      change.error = "'" + u.name + "' is used outside any function body at line " + std::to_string(u.line);
+        std::find(moved.begin(), moved.end(), u.name()) != moved.end()) {
+      change.error = "'" + std::string(u.name()) + "' is used outside any function body at line " + std::to_string(u.line);
       return;
     }
   }

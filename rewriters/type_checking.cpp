@@ -36,8 +36,8 @@ void type_checking_entries(const RewriteInput& in, AtomicChange& change) {
   const bool evaluated_eagerly = in.options.target_minor < 14;
   for (const NameUse& u : facts.uses) {
     if (u.kind != UseKind::Annotation) continue;
-    if (std::find(bound.begin(), bound.end(), u.name) == bound.end()) continue;
-    annotated.insert(u.name);
+    if (std::find(bound.begin(), bound.end(), u.name()) == bound.end()) continue;
+    annotated.insert(std::string(u.name()));
     if (evaluated_eagerly && u.eager && !u.in_string && u.annotation_end > u.annotation_begin)
       to_quote.insert({u.annotation_begin, u.annotation_end});
   }

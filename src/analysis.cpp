@@ -106,7 +106,7 @@ void print_facts_memory(const Analysis& a) {
     const ModuleFacts& f = fa.facts;
     uses.count += f.uses.size();
     uses.bytes += f.uses.capacity() * sizeof(NameUse);
-    for (const NameUse& u : f.uses) uses.bytes += str(u.name) + str(u.dotted);
+    for (const NameUse& u : f.uses) uses.bytes += str(u.dotted);
     imports.count += f.imports.size();
     imports.bytes += f.imports.capacity() * sizeof(ImportStatement);
     for (const ImportStatement& st : f.imports) {
@@ -288,7 +288,7 @@ void build_graph_on(Analysis& a, unsigned jobs) {
 bool lazy_import_reified(const ModuleFacts& facts, const ImportStatement& st, const Reachability& reach, std::size_t file) {
   const std::vector<std::string> names = st.bound_names();
   for (const NameUse& u : facts.uses) {
-    if (std::find(names.begin(), names.end(), u.name) == names.end()) continue;
+    if (std::find(names.begin(), names.end(), u.name()) == names.end()) continue;
     // Python 3.14+ evaluates annotations lazily (PEP 649): only reads count.
     if (u.kind == UseKind::ImportTime) return true;
     if (u.kind == UseKind::Deferred && u.function >= 0) {

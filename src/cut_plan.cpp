@@ -55,7 +55,7 @@ std::vector<const NameUse*> late_bound_uses(const FileAnalysis& fa, const Candid
   std::map<std::uint32_t, const NameUse*> at;
   for (const NameUse& u : fa.facts.uses)
     if (u.kind == UseKind::Deferred && !u.in_string &&
-        std::any_of(c.late.names.begin(), c.late.names.end(), [&](const auto& n) { return n.first == u.name; }))
+        std::any_of(c.late.names.begin(), c.late.names.end(), [&](const auto& n) { return n.first == u.name(); }))
       at.emplace(u.begin, &u);
   std::vector<const NameUse*> out;
   for (const auto& [begin, u] : at) out.push_back(u);
@@ -196,7 +196,7 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
     if (const std::string* why = needs.find(fa.module, name)) return pin("re-exported: '" + name + "' " + *why);
     bool used = false;
     for (const NameUse& u : fa.facts.uses) {
-      if (u.name != name) continue;
+      if (u.name() != name) continue;
       used = true;
       switch (u.kind) {
         case UseKind::ImportTime:
@@ -482,7 +482,7 @@ void assess_late_binding(const Analysis& a, CandidateStatement& c) {
     for (const Definition& d : fa.facts.definitions)
       if (d.name == last) return "defined at line " + std::to_string(d.line);
     for (const NameUse& u : fa.facts.uses)
-      if (u.name == last) return "used at line " + std::to_string(u.line);
+      if (u.name() == last) return "used at line " + std::to_string(u.line);
     for (const FunctionInfo& f : fa.facts.functions)
       if (std::binary_search(f.locals.begin(), f.locals.end(), last)) return "a local of " + f.qualified_name + "()";
     for (const ImportStatement& other : fa.facts.imports)
@@ -905,7 +905,7 @@ void move_below_statements(const Analysis& a, const SimulationTables& tables, co
     std::string refusal;
     for (const std::string& n : st.bound_names())
       for (const NameUse& u : fa.facts.uses) {
-        if (u.name != n || !refusal.empty()) continue;
+        if (u.name() != n || !refusal.empty()) continue;
         const bool now = u.kind == UseKind::ImportTime || (u.kind == UseKind::Annotation && u.eager);
         if (now && u.line <= below)
           refusal = "'" + n + "' is read at import time at " + at(a, file, u.line) + ", above the end of '" +

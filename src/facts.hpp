@@ -86,8 +86,13 @@ std::string_view to_string(UseKind k);
 // through Python's scoping rules (a function that binds the same name locally
 // hides it, unless it declares it `global`).
 struct NameUse {
-  std::string name;    // the bound name (first identifier)
   std::string dotted;  // the attribute chain starting at the name, e.g. "a.b.c.f" for `a.b.c.f()`
+  // The bound name: the chain's first identifier (not a string of its own: a
+  // large tree has millions of uses).
+  std::string_view name() const {
+    const std::string_view d = dotted;
+    return d.substr(0, d.find('.'));
+  }
   UseKind kind = UseKind::ImportTime;
   // For Annotation uses: Python evaluates this annotation when its definition runs
   // (no `from __future__ import annotations`, not a string, not a local variable

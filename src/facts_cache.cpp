@@ -317,7 +317,6 @@ template <class IO, class S>
 void fields(IO& io, S& u)
   requires std::is_same_v<std::remove_const_t<S>, NameUse>
 {
-  io(u.name);
   io(u.dotted);
   io.enumeration(u.kind, UseKind::Annotation);
   io(u.eager);
@@ -503,7 +502,7 @@ constexpr std::size_t field_count() {
 }
 static_assert(field_count<ImportAlias>() == 2, "ImportAlias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ImportStatement>() == 18, "ImportStatement changed: update fields() in facts_cache.cpp");
-static_assert(field_count<NameUse>() == 13, "NameUse changed: update fields() in facts_cache.cpp");
+static_assert(field_count<NameUse>() == 12, "NameUse changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Definition>() == 6, "Definition changed: update fields() in facts_cache.cpp");
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");

@@ -4,9 +4,11 @@
 #include <malloc.h>
 #endif
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -34,6 +36,29 @@ std::size_t status_mib(std::string_view key) {
   return 0;
 }
 
+// Bytes the program holds in malloc'd blocks, by the allocator's own count:
+// jemalloc's "stats.allocated" when the binary runs on jemalloc (CMake links it
+// when installed; looked up at run time, so the tests, linked without it, still
+// build), else glibc's mallinfo2. 0 where neither is known.
+std::size_t heap_in_use() {
+  using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
+  static const auto mallctl = reinterpret_cast<Mallctl>(::dlsym(RTLD_DEFAULT, "mallctl"));
+  if (mallctl) {
+    std::uint64_t epoch = 1;  // refreshes jemalloc's cached statistics
+    std::size_t size = sizeof epoch;
+    mallctl("epoch", &epoch, &size, &epoch, size);
+    std::size_t allocated = 0;
+    size = sizeof allocated;
+    if (mallctl("stats.allocated", &allocated, &size, nullptr, 0) == 0) return allocated;
+  }
+#if defined(__GLIBC__)
+  const struct mallinfo2 mi = ::mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+#else
+  return 0;
+#endif
+}
+
 struct StageProfile {
   bool on = std::getenv("CYCLEFIX_PROFILE") != nullptr;
   std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
@@ -56,12 +81,7 @@ void profile_stage(std::string_view next) {
   char line[160];
   // The heap in use (malloc's count): what the stage left live, where the RSS
   // also holds what was freed and not given back.
-#if defined(__GLIBC__)
-  const struct mallinfo2 mi = ::mallinfo2();
-  const std::size_t heap = (mi.uordblks + mi.hblkhd) >> 20;
-#else
-  const std::size_t heap = 0;
-#endif
+  const std::size_t heap = heap_in_use() >> 20;
   std::snprintf(line, sizeof line,
                 "cyclefix: profile: %-10s %8.2f s  peak %6zu MiB  rss at end %6zu MiB  heap in use %6zu MiB\n",
                 p.stage.c_str(), std::chrono::duration<double>(now - p.since).count(), status_mib("VmHWM"),

@@ -228,9 +228,9 @@ std::map<int, std::set<std::string>> functions_importing(const ModuleFacts& fact
                                                          const std::vector<std::string>& names) {
   std::map<int, std::set<std::string>> uses;
   for (const NameUse& u : facts.uses) {
-    if (u.kind != UseKind::Deferred || std::find(names.begin(), names.end(), u.name) == names.end()) continue;
+    if (u.kind != UseKind::Deferred || std::find(names.begin(), names.end(), u.name()) == names.end()) continue;
     int fn = innermost_function(facts, u.begin);
-    if (fn >= 0) uses[fn].insert(u.name);
+    if (fn >= 0) uses[fn].insert(std::string(u.name()));
   }
   std::map<int, std::set<std::string>> out;
   for (const auto& [fn, used] : uses) {

@@ -172,6 +172,31 @@ std::string group_patch(const Analysis& a, const RewriteResult& rw, const PatchG
   return out;
 }
 
+namespace {
+
+// "2 deferred, so that they no longer run while the module loads": what a
+// patch's cuts of one strategy do, for its opening sentence.
+std::string strategy_summary(Strategy s, std::size_t n) {
+  const std::string count = std::to_string(n) + " ";
+  switch (s) {
+    case Strategy::Defer:
+      return count + "deferred, so that " + (n == 1 ? "it no longer runs" : "they no longer run") +
+             " while the module loads";
+    case Strategy::Bypass:
+      return count + "now importing " + (n == 1 ? "its names" : "their names") +
+             " from the modules that define them, which do not import back";
+    case Strategy::LateBind:
+      return count + "late-bound: the module is imported and its names are read where they are used";
+    case Strategy::Lazy:
+      return count + "made lazy (PEP 810): " + (n == 1 ? "it runs" : "they run") + " on first use";
+    case Strategy::MoveBelow:
+      return count + "moved below the definitions the other side of the loop reads";
+  }
+  return count + std::string(to_string(s));
+}
+
+}  // namespace
+
 std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan& plan, const RewriteResult& rw,
                           const PatchSplit& split, std::size_t gi) {
   const PatchGroup& g = split.groups[gi];
@@ -182,8 +207,13 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
                                                                           : "owned by " + g.name)
                                                    : "import cycle through " + code(g.name);
   md << "# Break import cycles: " << title << "\n\n";
-  md << "This patch defers " << plural(g.cuts.size(), "import statement", "import statements") << " in "
-     << plural(g.files.size(), "file", "files") << " so that they no longer run while the module loads ("
+  // What it does to the statements, by strategy, in the order of Strategy.
+  std::map<Strategy, std::size_t> by_strategy;
+  for (int c : g.cuts) ++by_strategy[plan.candidates[c].strategy];
+  std::vector<std::string> parts;
+  for (const auto& [strategy, n] : by_strategy) parts.push_back(strategy_summary(strategy, n));
+  md << "This patch changes " << plural(g.cuts.size(), "import statement", "import statements") << " in "
+     << plural(g.files.size(), "file", "files") << ": " << join(parts, "; ") << " ("
      << "`cyclefix --split-by " << to_string(split.by) << "`, patch " << (gi + 1) << " of " << split.groups.size()
      << "). It applies on its own to a clean tree, in any order with the other patches.\n";
   if (split.by == SplitBy::Owner && !split.codeowners.empty())
@@ -241,7 +271,15 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
       if (c.cuttable || component_of(r, a.files[c.file].module) != static_cast<int>(k)) continue;
       if (!header) md << "\nStatements on this cycle that cannot be deferred:\n";
       header = true;
-      md << "- " << code(where(a, c)) << " " << code(statement(a, c)) << ": " << c.reason << "\n";
+      md << "- " << code(where(a, c)) << " " << code(statement(a, c)) << ": " << c.reason;
+      // The statement may be one this patch changes another way (as the plan says).
+      for (int i : g.cuts)
+        if (plan.candidates[i].file == c.file && plan.candidates[i].import == c.import) {
+          md << "; changed instead: " << (plan.candidates[i].split ? "split, " : "")
+             << to_string(plan.candidates[i].strategy) << " (see Cuts)";
+          break;
+        }
+      md << "\n";
     }
   }
 
@@ -252,7 +290,11 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
     auto loops = loops_through(a, r, c);
     std::vector<std::string> texts;
     for (const auto& l : loops) texts.push_back(code(loop_text(a, l)));
-    md << "- Breaks: " << (texts.empty() ? std::string("(no listed loop)") : join(texts, ", ")) << "\n";
+    const std::string listed = texts.empty() ? std::string("(no listed loop)") : join(texts, ", ");
+    if (keeps_edge(c.strategy))
+      md << "- Fixes the import failure on " << listed << " (the import stays on the loop)\n";
+    else
+      md << "- Breaks: " << listed << "\n";
     if (!c.functions.empty()) {
       std::vector<std::string> fns;
       for (const auto& f : c.functions) fns.push_back(code(f + "()"));

@@ -15,7 +15,7 @@ namespace {
 std::vector<const NameUse*> uses_of(const ModuleFacts& f, const std::string& name) {
   std::vector<const NameUse*> out;
   for (const auto& u : f.uses)
-    if (u.name == name) out.push_back(&u);
+    if (u.name() == name) out.push_back(&u);
   return out;
 }
 
@@ -386,11 +386,11 @@ TEST(FactsUses, CastStringsAreAnnotationUses) {
       "def f(x):\n    y = cast('Node', x)\n    return typing.cast(\"list[Leaf]\", y), print('Leaf')\n");
   std::vector<std::string> got;
   for (const auto& u : f.uses) {
-    if (u.name != "Node" && u.name != "Leaf") continue;
-    EXPECT_EQ(u.kind, UseKind::Annotation) << u.name;
-    EXPECT_TRUE(u.in_string) << u.name;
-    EXPECT_FALSE(u.eager) << u.name;
-    got.push_back(u.name + ":" + std::to_string(u.line));
+    if (u.name() != "Node" && u.name() != "Leaf") continue;
+    EXPECT_EQ(u.kind, UseKind::Annotation) << u.name();
+    EXPECT_TRUE(u.in_string) << u.name();
+    EXPECT_FALSE(u.eager) << u.name();
+    got.push_back(std::string(u.name()) + ":" + std::to_string(u.line));
   }
   EXPECT_EQ(got, (std::vector<std::string>{"Node:5", "Leaf:6"}));
 }

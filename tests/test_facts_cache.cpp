@@ -40,7 +40,7 @@ auto view(const ImportStatement& s) {
                          s.span_end, s.shares_line, s.text);
 }
 auto view(const NameUse& u) {
-  return std::make_tuple(u.name, u.dotted, u.kind, u.eager, u.in_string, std::string(u.where), u.function,
+  return std::make_tuple(u.dotted, u.kind, u.eager, u.in_string, std::string(u.where), u.function,
                          u.scope_class, u.line, u.begin, u.end, u.annotation_begin, u.annotation_end);
 }
 auto view(const Definition& d) { return std::tie(d.name, d.kind, d.line, d.begin); }

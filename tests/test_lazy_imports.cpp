@@ -155,7 +155,7 @@ static void expect_uses_of_m(const std::string& src, const std::vector<std::stri
   EXPECT_TRUE(f.syntax_problems.empty()) << testing::PrintToString(problems(f));
   std::vector<std::string> got;
   for (const auto& u : f.uses)
-    if (u.name == "m") got.push_back(u.dotted);
+    if (u.name() == "m") got.push_back(u.dotted);
   EXPECT_EQ(got, dotted);
 }
 

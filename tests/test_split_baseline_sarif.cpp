@@ -366,6 +366,21 @@ TEST(SplitPatchesCli, LoopsAMoveBelowFixesAreNotListedAsBroken) {
   EXPECT_NE(md.find("Loops this patch breaks (0 of the 1 listed):"), std::string::npos) << md;
   EXPECT_NE(md.find("Loops that stay, whose import failure this patch fixes"), std::string::npos) << md;
   EXPECT_NE(md.find("- `p.a -> p.b -> p.a`"), std::string::npos) << md;
+  // The opening sentence says what the patch does to the statement, not "defers".
+  EXPECT_NE(md.find("This patch changes 1 import statement in 1 file: 1 moved below the definitions"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("This patch defers"), std::string::npos) << md;
+  // Its cut fixes a failure on a loop that stays: it breaks nothing.
+  EXPECT_NE(md.find("- Fixes the import failure on `p.a -> p.b -> p.a` (the import stays on the loop)"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("- Breaks:"), std::string::npos) << md;
+  // The moved statement is pinned as a deferral, and says what happened to it instead.
+  EXPECT_NE(md.find("'register' in a decorator at golden/move_below_basic/input/p/a.py:11; changed instead: "
+                    "move-below (see Cuts)"),
+            std::string::npos)
+      << md;
   fs::remove_all(out);
 }
 
@@ -383,6 +398,7 @@ TEST(SplitPatchesCli, ByPackageEachAppliesAloneAndTogetherTheyAreTheDiff) {
     EXPECT_TRUE(fs::exists(out / f)) << f;
   expect_patches_compose(tree, out, whole.out, 4);
   std::string md = slurp(out / "exir.md");
+  EXPECT_NE(md.find("deferred, so that"), std::string::npos) << md;
   EXPECT_NE(md.find("## Import cycles"), std::string::npos) << md;
   EXPECT_NE(md.find("Statements on this cycle that cannot be deferred"), std::string::npos) << md;
   EXPECT_NE(md.find("exir/capture/_capture.py:"), std::string::npos) << md;

@@ -30,7 +30,7 @@ mode=$1
 packages=(
   build-essential cmake pkg-config git python3
   libtree-sitter-dev libboost-graph-dev libcli11-dev libdtl-dev
-  nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev
+  nlohmann-json3-dev libtomlplusplus-dev coinor-libcbc-dev libjemalloc-dev
 )
 if [[ $mode != build ]]; then
   packages+=(time googletest libgtest-dev clang libclang-rt-14-dev graphviz chromium pre-commit
