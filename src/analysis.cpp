@@ -118,8 +118,8 @@ void print_facts_memory(const Analysis& a) {
     functions.bytes += f.functions.capacity() * sizeof(FunctionInfo);
     for (const FunctionInfo& fn : f.functions) {
       add_events(fn.events);
-      functions.bytes += str(fn.qualified_name) + str(fn.name) + str(fn.class_name) + strs(fn.locals) +
-                         strs(fn.globals) + strs(fn.bound_otherwise) + strs(fn.params) + strs(fn.decorators) +
+      functions.bytes += str(fn.qualified_name) + str(fn.class_name) + strs(fn.locals) +
+                         strs(fn.globals) + strs(fn.import_only) + strs(fn.params) + strs(fn.decorators) +
                          strs(fn.returns);
     }
     definitions.count += f.definitions.size();
@@ -300,6 +300,18 @@ bool lazy_import_reified(const ModuleFacts& facts, const ImportStatement& st, co
 
 void release_rewrite_facts(Analysis& a) {
   for (FileAnalysis& fa : a.files) std::vector<NameUse>().swap(fa.facts.uses);
+}
+
+void release_rewrite_facts_except(Analysis& a, const std::vector<char>& keep) {
+  for (std::size_t f = 0; f < a.files.size(); ++f) {
+    FileAnalysis& fa = a.files[f];
+    if (f < keep.size() && keep[f]) continue;
+    if (std::any_of(fa.facts.imports.begin(), fa.facts.imports.end(), [](const ImportStatement& st) {
+          return st.is_lazy || st.context == ImportContext::FunctionBody;
+        }))
+      continue;
+    std::vector<NameUse>().swap(fa.facts.uses);
+  }
 }
 
 }  // namespace cyclefix

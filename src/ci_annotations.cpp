@@ -26,7 +26,7 @@ CiFinding failing_entry(const Analysis& a, ModuleId module, const std::vector<co
   f.check = "cyclefix/circular-import";
   f.failure = true;
   f.certain_failure = !uncertain;
-  f.file = std::string(fail.file);
+  f.file = a.modules[fail.module].display;
   f.line = fail.line;
   const std::string& name = a.modules[module].name;
   f.title = "circular import: importing " + name + " first fails";
@@ -34,7 +34,7 @@ CiFinding failing_entry(const Analysis& a, ModuleId module, const std::vector<co
               (uncertain ? ", uncertain" : "") + "): " + e.error + ": " + e.message;
   f.details = "import chain:";
   for (const ChainHop& hop : e.chain)
-    f.details += "\n  " + a.modules[hop.module].name + " (" + std::string(hop.file) + ":" + std::to_string(hop.line) + ")";
+    f.details += "\n  " + a.modules[hop.module].name + " (" + a.modules[hop.module].display + ":" + std::to_string(hop.line) + ")";
   f.identity = name;
   return f;
 }

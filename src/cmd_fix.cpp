@@ -128,6 +128,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   PlanOptions guarded = po;
   guarded.before = &before_sim;
   guarded.target_minor = ro.target_minor;
+  guarded.release_uses = [&a](const std::vector<char>& keep) { release_rewrite_facts_except(a, keep); };
   if (!check_prefer_lazy(guarded)) return kExitError;
   CutPlan plan = plan_cuts(a, r, guarded);
   progress.clear();

@@ -1258,6 +1258,11 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     solve();
     pins_owned.reset();
     assessors.reset();
+    if (options.release_uses) {
+      std::vector<char> keep(a.files.size(), 0);
+      for (const CandidateStatement& c : plan.candidates) keep[c.file] = 1;
+      options.release_uses(keep);
+    }
     if (options.guard && !plan.cuts.empty()) guard_working_imports(a, tables.emplace(a), options.before, solve, inst, plan);
   }
 

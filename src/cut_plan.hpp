@@ -5,6 +5,7 @@
 // Sees modules, edges, statements and uses; no syntax trees.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -47,6 +48,11 @@ struct PlanOptions {
   // name this module defines below it may move below that definition
   // (Strategy::MoveBelow). Linters flag it (E402), so only when asked.
   bool allow_late_imports = false;
+  // Called once, without --only-failing, when the candidates are assessed and
+  // before the guard simulates, with the files whose name uses the plan and the
+  // rewrite still read (1: keep; those holding a candidate statement). The main
+  // command frees the others' (release_rewrite_facts_except) to lower its peak.
+  std::function<void(const std::vector<char>& keep)> release_uses;
 };
 
 // Cost model (docs/planner.md), in lines of the diff (added + removed) plus

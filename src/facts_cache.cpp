@@ -405,7 +405,6 @@ void fields(IO& io, S& f)
   requires std::is_same_v<std::remove_const_t<S>, FunctionInfo>
 {
   io(f.qualified_name);
-  io(f.name);
   io(f.class_name);
   io(f.is_async);
   io.line(f.line);
@@ -416,7 +415,7 @@ void fields(IO& io, S& f)
   io.line(f.body_line);
   io(f.locals);
   io(f.globals);
-  io(f.bound_otherwise);
+  io(f.import_only);
   io(f.events);
   io(f.params);
   io(f.decorators);
@@ -509,7 +508,7 @@ static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update 
 static_assert(field_count<Event>() == 11, "Event changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ClassInfo>() == 6, "ClassInfo changed: update fields() in facts_cache.cpp");
-static_assert(field_count<FunctionInfo>() == 18, "FunctionInfo changed: update fields() in facts_cache.cpp");
+static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ModuleFacts>() == 15, "ModuleFacts changed: update fields() in facts_cache.cpp");
 

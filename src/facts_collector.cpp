@@ -1449,7 +1449,6 @@ class Collector {
 
     FunctionInfo f;
     f.qualified_name = std::move(qualified);
-    f.name = std::move(name);
     if (scopes_.back().kind == ScopeKind::Class) {
       const std::string& q = scopes_.back().qualified;
       auto dot = q.rfind('.');
@@ -1468,7 +1467,12 @@ class Collector {
         f.docstring_end = ts_node_end_byte(first);
     }
     f.locals.assign(s.locals.begin(), s.locals.end());
-    f.bound_otherwise.assign(otherwise.begin(), otherwise.end());
+    {
+      std::vector<std::string_view> import_only;
+      std::set_difference(s.locals.begin(), s.locals.end(), otherwise.begin(), otherwise.end(),
+                          std::back_inserter(import_only));
+      f.import_only.assign(import_only.begin(), import_only.end());
+    }
     f.globals.assign(s.globals.begin(), s.globals.end());
     f.params = std::move(positional);
     f.decorators = decorators;

@@ -13,7 +13,7 @@
 //   - every name it binds means nothing else in the file: not defined or
 //     imported at module level (an import of the same name under
 //     `if TYPE_CHECKING:` is fine), not declared `global`, not a parameter,
-//     not bound again in the function (FunctionInfo::bound_otherwise, or
+//     not bound again in the function (FunctionInfo::bound_otherwise(), or
 //     another import there), and not written anywhere outside the
 //     functions that import it (where the module-level name would change what
 //     the code means: a builtin shadowed locally, say);
@@ -195,8 +195,8 @@ std::vector<LazyHoist> plan_lazy_hoists(const Analysis& a, std::vector<KeptLocal
         }
         if (!why.empty()) break;
         // Bound again in the function by something else than an import (facts:
-        // FunctionInfo::bound_otherwise), or by another import of it there.
-        if (std::binary_search(f.bound_otherwise.begin(), f.bound_otherwise.end(), n)) {
+        // FunctionInfo::bound_otherwise()), or by another import of it there.
+        if (f.bound_otherwise(n)) {
           why = "'" + n + "' is bound again in " + f.qualified_name + "()";
           break;
         }

@@ -252,7 +252,7 @@ CalleeResolver::CalleeResolver(const std::vector<FileAnalysis>& files, const Mod
     if (!files[f].analysed) continue;
     for (std::size_t i = 0; i < files[f].facts.functions.size(); ++i) {
       const FunctionInfo& fn = files[f].facts.functions[i];
-      if (is_method(fn)) methods_by_name_[fn.name].push_back({static_cast<int>(f), static_cast<int>(i)});
+      if (is_method(fn)) methods_by_name_[std::string(fn.name())].push_back({static_cast<int>(f), static_cast<int>(i)});
     }
   }
   for (std::size_t f = 0; f < files.size(); ++f) {
@@ -774,7 +774,7 @@ class ReachWalker {
       if (fn.decorators.empty()) continue;
       apply_factories(file, function, fn.decorators, fn.line, parent, assumed);
       if (resolver_.decorators_call(file, fn.decorators, function))
-        reach({file, d}, parent, fn.line, "@" + fn.decorators.front() + " calls " + fn.name, assumed);
+        reach({file, d}, parent, fn.line, "@" + fn.decorators.front() + " calls " + std::string(fn.name()), assumed);
     }
     // The same for classes; a class decorator that calls the class instantiates it.
     for (int k : resolver_.classes_in(file, function)) {

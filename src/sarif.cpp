@@ -198,7 +198,7 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
     json related = json::array();
     for (std::size_t h = 0; h + 1 < e.chain.size(); ++h) {
       const ChainHop& hop = e.chain[h];
-      json rl = loc.location(hop.file, hop.line, loc.statement_at(hop.file, hop.line),
+      json rl = loc.location(a.modules[hop.module].display, hop.line, loc.statement_at(a.modules[hop.module].display, hop.line),
                              "step " + std::to_string(h + 1) + ": " + a.modules[hop.module].name + " imports " +
                                  a.modules[e.chain[h + 1].module].name);
       rl["id"] = related.size() + 1;
@@ -208,7 +208,7 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
     for (std::size_t m = 0; m < entries.size(); ++m) {
       json steps = json::array();
       for (const ChainHop& hop : entries[m].second->chain)
-        steps.push_back({{"location", loc.location(hop.file, hop.line, loc.statement_at(hop.file, hop.line),
+        steps.push_back({{"location", loc.location(a.modules[hop.module].display, hop.line, loc.statement_at(a.modules[hop.module].display, hop.line),
                                                    a.modules[hop.module].name)}});
       flows.push_back({{"message", {{"text", modes[m] + " entry: import " + a.modules[module].name}}},
                        {"threadFlows", json::array({{{"locations", steps}}})}});
@@ -218,7 +218,7 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
                 {"ruleIndex", 1},
                 {"level", uncertain ? "warning" : "error"},
                 {"message", {{"text", text}}},
-                {"locations", json::array({loc.location(fail.file, fail.line, loc.statement_at(fail.file, fail.line))})},
+                {"locations", json::array({loc.location(a.modules[fail.module].display, fail.line, loc.statement_at(a.modules[fail.module].display, fail.line))})},
                 {"relatedLocations", related},
                 {"codeFlows", flows},
                 {"partialFingerprints", {{"cyclefixFailure/v1", a.modules[module].name}}},

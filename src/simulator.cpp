@@ -946,7 +946,7 @@ class Interpreter {
 
   std::vector<ChainHop> chain() const {
     std::vector<ChainHop> out;
-    for (const Hop& h : stack_) out.push_back({h.module, *h.file, h.line});
+    for (const Hop& h : stack_) out.push_back({h.module, h.line});
     return out;
   }
 
@@ -1242,7 +1242,7 @@ class Interpreter {
       const std::size_t cut_before = cut_calls_, reads_before = bases_reads_;
       const FunctionInfo& fn = a_->files[b.file].facts.functions[b.function];
       std::optional<ClassStatementBases> bases;
-      if (made && (fn.name == "__new__" || fn.name == "__init__"))
+      if (made && (fn.name() == "__new__" || fn.name() == "__init__"))
         next_bases_ = &bases.emplace(cx_->events.resolver(), file, *made, b.file);
       MaybeFailure f = run_body(b.file, b.function, fn.events);
       next_bases_ = nullptr;
@@ -1952,7 +1952,7 @@ nlohmann::json simulation_json(const Analysis& a, const SimulationResult& r) {
     if (e.fails) {
       json chain = json::array();
       for (const auto& h : e.chain)
-        chain.push_back({{"module", a.modules[h.module].name}, {"file", h.file}, {"line", h.line}});
+        chain.push_back({{"module", a.modules[h.module].name}, {"file", a.modules[h.module].display}, {"line", h.line}});
       failing.push_back({{"module", a.modules[e.module].name},
                          {"error", e.error},
                          {"message", e.message},
@@ -1988,7 +1988,7 @@ void print_simulation(std::ostream& out, const Analysis& a, const SimulationResu
     if (!e.fails) continue;
     out << "\n" << a.modules[e.module].name << ": " << e.error << ": " << e.message
         << (e.uncertain ? "  [uncertain]" : "") << "\n";
-    for (const auto& h : e.chain) out << "    " << h.file << ":" << h.line << "  (" << a.modules[h.module].name << ")\n";
+    for (const auto& h : e.chain) out << "    " << a.modules[h.module].display << ":" << h.line << "  (" << a.modules[h.module].name << ")\n";
   }
   for (const auto& e : r.entries) {
     if (!e.uncertain) continue;

@@ -344,6 +344,19 @@ TEST(FactsModule, FunctionsWithBodiesAndLocals) {
   EXPECT_EQ(fn.body_line, 3);
 }
 
+TEST(FactsModule, LocalsBoundOnlyByImports) {
+  auto f = collect_facts(
+      "def f(p):\n    import os\n    import y\n    y = 2\n    from m import z as w\n    for i in p:\n"
+      "        import os.path\n    x = 1\n");
+  ASSERT_EQ(f.functions.size(), 1u);
+  const auto& fn = f.functions[0];
+  EXPECT_EQ(fn.locals, (std::vector<std::string>{"i", "os", "p", "w", "x", "y"}));
+  // Only the complement is stored: a large tree has 1.3 M locals and few of these.
+  EXPECT_EQ(fn.import_only, (std::vector<std::string>{"os", "w"}));
+  for (const char* n : {"p", "x", "y", "i"}) EXPECT_TRUE(fn.bound_otherwise(n)) << n;
+  for (const char* n : {"os", "w", "z", "absent"}) EXPECT_FALSE(fn.bound_otherwise(n)) << n;
+}
+
 TEST(FactsModule, SyntaxErrorsAreReportedWithLine) {
   auto f = collect_facts("import a\ndef f(:\n    pass\nimport b\n");
   ASSERT_FALSE(f.syntax_problems.empty());

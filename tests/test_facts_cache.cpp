@@ -52,8 +52,8 @@ auto view(const TypeCheckingBlock& b) { return std::tie(b.line, b.test, b.begin,
 auto view(const FunctionInfo& f) {
   std::vector<decltype(view(f.events.front()))> events;
   for (const auto& e : f.events) events.push_back(view(e));
-  return std::make_tuple(f.qualified_name, f.name, f.class_name, f.is_async, f.line, f.begin, f.end, f.body_begin,
-                         f.docstring_end, f.body_line, f.locals, f.globals, events);
+  return std::make_tuple(f.qualified_name, f.class_name, f.is_async, f.line, f.begin, f.end, f.body_begin,
+                         f.docstring_end, f.body_line, f.locals, f.globals, f.import_only, f.params, events);
 }
 template <class T>
 auto views(const std::vector<T>& v) {
