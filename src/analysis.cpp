@@ -119,7 +119,7 @@ void print_facts_memory(const Analysis& a) {
     for (const FunctionInfo& fn : f.functions) {
       add_events(fn.events);
       functions.bytes += str(fn.qualified_name) + str(fn.class_name) + strs(fn.locals) +
-                         strs(fn.globals) + strs(fn.import_only) + strs(fn.params) + strs(fn.decorators) +
+                         strs(fn.globals) + strs(fn.import_only) + fn.param_locals.capacity() * sizeof(std::uint32_t) + strs(fn.decorators) +
                          strs(fn.returns);
     }
     definitions.count += f.definitions.size();

@@ -229,7 +229,14 @@ struct FunctionInfo {
     return has(locals) && !has(import_only);
   }
   std::vector<Event> events;        // what the body does when called
-  std::vector<std::string> params;  // positional parameter names, in order
+  // The positional parameters, in order, as indexes into `locals` (which holds
+  // every parameter): 4 bytes each instead of a string.
+  std::vector<std::uint32_t> param_locals;
+  std::size_t param_count() const { return param_locals.size(); }
+  const std::string& param(std::size_t i) const { return locals[param_locals[i]]; }
+  bool has_param(std::string_view n) const {
+    return std::any_of(param_locals.begin(), param_locals.end(), [&](std::uint32_t l) { return locals[l] == n; });
+  }
   std::vector<std::string> decorators;  // as ClassInfo::decorators
   // What `return NAME` statements of the body give back: a nested def or class
   // by its qualified name, else the name as written (a decorator factory

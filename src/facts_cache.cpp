@@ -181,6 +181,8 @@ class Decoder {
   }
   bool ok() const { return ok_; }
   bool at_end() const { return pos_ == in_.size(); }
+  // A field decoded well but meaning nothing (an index out of range): the entry is corrupt.
+  void reject() { fail(); }
 
   void operator()(std::uint64_t& v) {
     v = 0;
@@ -417,7 +419,11 @@ void fields(IO& io, S& f)
   io(f.globals);
   io(f.import_only);
   io(f.events);
-  io(f.params);
+  io(f.param_locals);
+  if constexpr (!std::is_const_v<S>) {  // decoding: an index past the locals is a corrupt entry
+    for (std::uint32_t l : f.param_locals)
+      if (l >= f.locals.size()) return io.reject();
+  }
   io(f.decorators);
   io(f.returns);
   io(f.reads_annotations);
@@ -459,7 +465,7 @@ template <class T>
 void Encoder::operator()(const std::vector<T>& v) {
   (*this)(static_cast<std::uint64_t>(v.size()));
   for (const T& x : v) {
-    if constexpr (std::is_same_v<T, std::string>) {
+    if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::uint32_t>) {
       (*this)(x);
     } else {
       fields(*this, x);
@@ -475,7 +481,7 @@ void Decoder::operator()(std::vector<T>& v) {
   if (!ok_ || n > in_.size() - pos_) return fail();
   v.resize(n);
   for (T& x : v) {
-    if constexpr (std::is_same_v<T, std::string>) {
+    if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::uint32_t>) {
       (*this)(x);
     } else {
       fields(*this, x);

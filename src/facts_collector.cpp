@@ -1474,7 +1474,11 @@ class Collector {
       f.import_only.assign(import_only.begin(), import_only.end());
     }
     f.globals.assign(s.globals.begin(), s.globals.end());
-    f.params = std::move(positional);
+    f.param_locals.reserve(positional.size());
+    for (const std::string& p : positional) {
+      auto it = std::lower_bound(f.locals.begin(), f.locals.end(), p);
+      if (it != f.locals.end() && *it == p) f.param_locals.push_back(static_cast<std::uint32_t>(it - f.locals.begin()));
+    }
     f.decorators = decorators;
     scratch_.functions.push_back(std::move(f));
     s.function_index = static_cast<int>(scratch_.functions.size() - 1);

@@ -184,7 +184,7 @@ std::vector<LazyHoist> plan_lazy_hoists(const Analysis& a, std::vector<KeptLocal
       for (const std::string& n : st.bound_names()) {
         if (module_names.count(n)) why = "'" + n + "' is also bound at module level";
         else if (globals.count(n)) why = "'" + n + "' is declared global in a function";
-        else if (std::find(f.params.begin(), f.params.end(), n) != f.params.end())
+        else if (f.has_param(n))
           why = "'" + n + "' is a parameter of " + f.qualified_name + "()";
         if (!why.empty()) break;
         for (std::size_t k = 0; k < facts.imports.size() && why.empty(); ++k) {

@@ -619,8 +619,8 @@ bool CalleeResolver::decorators_call(int file, const std::vector<std::string>& d
     for (BodyRef b : decorator_bodies(file, in_function, d)) {
       const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
       std::size_t arg = is_method(fn) ? 1 : 0;  // a class used as decorator: __init__(self, fn)
-      if (fn.params.size() <= arg) continue;
-      const std::string& p = fn.params[arg];
+      if (fn.param_count() <= arg) continue;
+      const std::string& p = fn.param(arg);
       for (const Event& e : fn.events)
         if (e.kind == Event::Kind::Call && e.name == p) return true;
     }

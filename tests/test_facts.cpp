@@ -342,6 +342,13 @@ TEST(FactsModule, FunctionsWithBodiesAndLocals) {
   EXPECT_TRUE(fn.is_async);
   EXPECT_EQ(fn.locals, (std::vector<std::string>{"a", "args", "k", "kw", "self", "x"}));
   EXPECT_EQ(fn.body_line, 3);
+  // Named parameters, in order (a keyword-only one too, not *args or **kw),
+  // stored as indexes into the locals.
+  std::vector<std::string> params;
+  for (std::size_t i = 0; i < fn.param_count(); ++i) params.push_back(fn.param(i));
+  EXPECT_EQ(params, (std::vector<std::string>{"self", "a", "k"}));
+  EXPECT_TRUE(fn.has_param("a"));
+  EXPECT_FALSE(fn.has_param("x"));
 }
 
 TEST(FactsModule, LocalsBoundOnlyByImports) {

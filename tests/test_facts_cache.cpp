@@ -53,7 +53,7 @@ auto view(const FunctionInfo& f) {
   std::vector<decltype(view(f.events.front()))> events;
   for (const auto& e : f.events) events.push_back(view(e));
   return std::make_tuple(f.qualified_name, f.class_name, f.is_async, f.line, f.begin, f.end, f.body_begin,
-                         f.docstring_end, f.body_line, f.locals, f.globals, f.import_only, f.params, events);
+                         f.docstring_end, f.body_line, f.locals, f.globals, f.import_only, f.param_locals, events);
 }
 template <class T>
 auto views(const std::vector<T>& v) {
