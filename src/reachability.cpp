@@ -298,7 +298,7 @@ CalleeResolver::~CalleeResolver() = default;
 
 std::optional<ImportBinding> CalleeResolver::binding(int file, std::string_view name) const {
   const auto& ix = index_[file];
-  auto it = ix.bindings.find(std::string(name));
+  auto it = ix.bindings.find(name);
   if (it == ix.bindings.end()) return std::nullopt;
   return it->second;
 }
