@@ -352,7 +352,8 @@ std::optional<CalleeResolver::ClassRef> CalleeResolver::resolve_class(int file, 
   ModuleId m = b->module;
   std::string name;
   if (!b->name.empty()) {
-    name = rest.empty() ? b->name : b->name + "." + rest;
+    name = b->name;
+    if (!rest.empty()) name += "." + rest;
   } else {
     auto mp = module_prefix(file, dotted);
     if (!mp) return std::nullopt;
@@ -512,7 +513,7 @@ std::vector<BodyRef> CalleeResolver::through_import(int file, std::string_view d
   auto b = binding(file, dotted.substr(0, dot));
   if (!b) return {};
   if (!b->name.empty()) {
-    std::string name = b->name;
+    std::string name(b->name);
     if (dot != std::string_view::npos) name += dotted.substr(dot);
     return in_module(b->module, name, depth);
   }

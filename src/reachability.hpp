@@ -34,7 +34,11 @@ struct BodyRef {
 // What a name bound by a module-level import refers to.
 struct ImportBinding {
   ModuleId module = 0;
-  std::string name;  // "" when the name is bound to the module itself
+  // "" when the name is bound to the module itself. A view into the facts (an
+  // import alias's name), which outlive every table that holds bindings: the
+  // resolver's and the simulator's event table hold about 2 M of them on the
+  // 50,000-file benchmark tree.
+  std::string_view name;
 };
 
 // Resolves names in one file to first-party bodies, classes and modules.

@@ -1259,8 +1259,9 @@ class Interpreter {
     if (function < 0) sys_modules_.at(a_->files[file].module).bound.insert(name);
   }
 
-  void bind_local(Locals& locals, const std::string& name, ModuleId module, std::string attr = {}) {
-    locals[name] = ImportBinding{module, std::move(attr)};
+  // `attr`: an import alias's name, in the facts (ImportBinding::name is a view).
+  void bind_local(Locals& locals, const std::string& name, ModuleId module, std::string_view attr = {}) {
+    locals[name] = ImportBinding{module, attr};
   }
 
   MaybeFailure do_import(int file, int function, const Event& e, Locals& locals) {
