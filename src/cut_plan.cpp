@@ -51,6 +51,15 @@ std::string cut_summary(const CandidateStatement& c, std::string_view statement,
                                  : ": it breaks " + loop + more);
 }
 
+std::string changed_instead(const CutPlan& plan, const std::vector<int>& cuts, const CandidateStatement& pinned) {
+  for (int i : cuts) {
+    const CandidateStatement& cut = plan.candidates[i];
+    if (cut.file == pinned.file && cut.import == pinned.import)
+      return (cut.split ? "split, " : "") + std::string(to_string(cut.strategy));
+  }
+  return "";
+}
+
 std::vector<const NameUse*> late_bound_uses(const FileAnalysis& fa, const CandidateStatement& c) {
   std::map<std::uint32_t, const NameUse*> at;
   for (const NameUse& u : fa.facts.uses)
@@ -1533,12 +1542,8 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     const ImportStatement& st = a.files[c.file].facts.imports[c.import];
     out << "  " << a.files[c.file].source.display << ":" << st.line << ": " << first_line(st.text) << "\n      "
         << c.reason << "\n";
-    for (int i : plan.cuts)
-      if (plan.candidates[i].file == c.file && plan.candidates[i].import == c.import) {
-        const CandidateStatement& cut = plan.candidates[i];
-        out << "      changed instead: " << (cut.split ? "split, " : "") << to_string(cut.strategy) << " (above)\n";
-        break;
-      }
+    if (const std::string how = changed_instead(plan, plan.cuts, c); !how.empty())
+      out << "      changed instead: " << how << " (above)\n";
   }
   if (!plan.not_moved_below.empty()) out << "\nnot moved below a definition (--allow-late-imports):\n";
   for (const auto& [file, import, why] : plan.not_moved_below) {

@@ -208,6 +208,11 @@ struct CutPlan {
   std::vector<KeptLocal> kept_local;
 };
 
+// A statement the planner could not defer (`pinned`) that one of `cuts` changes
+// another way (a split, a bypass, a late binding, a move below): how, as the
+// plan text and split patches print it ("split, move-below"); "" for none.
+std::string changed_instead(const CutPlan& plan, const std::vector<int>& cuts, const CandidateStatement& pinned);
+
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);
 
 // The statements a bypassed cut is rewritten to, one per line, without

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -222,11 +223,8 @@ struct FunctionInfo {
   // Whether `n` is a local bound other than by an import statement (parameters,
   // assignments, loop and `with`/`except` targets, walrus, def/class, del, nonlocal).
   bool bound_otherwise(std::string_view n) const {
-    auto has = [n](const std::vector<std::string>& v) {
-      auto it = std::lower_bound(v.begin(), v.end(), n, [](const std::string& x, std::string_view y) { return x < y; });
-      return it != v.end() && *it == n;
-    };
-    return has(locals) && !has(import_only);
+    return std::binary_search(locals.begin(), locals.end(), n, std::less<>()) &&
+           !std::binary_search(import_only.begin(), import_only.end(), n, std::less<>());
   }
   std::vector<Event> events;        // what the body does when called
   // The positional parameters, in order, as indexes into `locals` (which holds

@@ -192,13 +192,15 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
     for (const auto& [mode, p] : entries) modes.push_back(mode);
     const EntryPrediction& e = *entries.front().second;
     const ChainHop& fail = e.chain.back();
+    const std::string& fail_file = a.modules[fail.module].display;
     std::string mode_text = modes.size() == 2 ? "normal and bare entry" : modes.front() + " entry";
     std::string text = "Importing " + a.modules[module].name + " first fails (" + mode_text + "): " + e.error + ": " +
                        e.message;
     json related = json::array();
     for (std::size_t h = 0; h + 1 < e.chain.size(); ++h) {
       const ChainHop& hop = e.chain[h];
-      json rl = loc.location(a.modules[hop.module].display, hop.line, loc.statement_at(a.modules[hop.module].display, hop.line),
+      const std::string& file = a.modules[hop.module].display;
+      json rl = loc.location(file, hop.line, loc.statement_at(file, hop.line),
                              "step " + std::to_string(h + 1) + ": " + a.modules[hop.module].name + " imports " +
                                  a.modules[e.chain[h + 1].module].name);
       rl["id"] = related.size() + 1;
@@ -207,9 +209,11 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
     json flows = json::array();
     for (std::size_t m = 0; m < entries.size(); ++m) {
       json steps = json::array();
-      for (const ChainHop& hop : entries[m].second->chain)
-        steps.push_back({{"location", loc.location(a.modules[hop.module].display, hop.line, loc.statement_at(a.modules[hop.module].display, hop.line),
-                                                   a.modules[hop.module].name)}});
+      for (const ChainHop& hop : entries[m].second->chain) {
+        const std::string& file = a.modules[hop.module].display;
+        steps.push_back(
+            {{"location", loc.location(file, hop.line, loc.statement_at(file, hop.line), a.modules[hop.module].name)}});
+      }
       flows.push_back({{"message", {{"text", modes[m] + " entry: import " + a.modules[module].name}}},
                        {"threadFlows", json::array({{{"locations", steps}}})}});
     }
@@ -218,7 +222,7 @@ json sarif_log(const Analysis& a, const CycleReport& r, const SarifInputs& in) {
                 {"ruleIndex", 1},
                 {"level", uncertain ? "warning" : "error"},
                 {"message", {{"text", text}}},
-                {"locations", json::array({loc.location(a.modules[fail.module].display, fail.line, loc.statement_at(a.modules[fail.module].display, fail.line))})},
+                {"locations", json::array({loc.location(fail_file, fail.line, loc.statement_at(fail_file, fail.line))})},
                 {"relatedLocations", related},
                 {"codeFlows", flows},
                 {"partialFingerprints", {{"cyclefixFailure/v1", a.modules[module].name}}},

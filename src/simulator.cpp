@@ -918,13 +918,8 @@ class Interpreter {
   std::vector<std::pair<std::size_t, std::uint64_t>> stub_bits_;  // bare entry: the stubs' (word, mask)
   std::size_t max_active_ = 0;
   std::size_t skipped_total_ = 0;
-  // The chain so far; a ChainHop (which owns its file name) is made only when an entry fails.
-  struct Hop {
-    ModuleId module;
-    const std::string* file;
-    int line;
-  };
-  std::vector<Hop> stack_;
+  // The chain so far, copied into the prediction only when an entry fails.
+  std::vector<ChainHop> stack_;
   std::vector<std::pair<int, int>> active_;  // bodies being run, innermost last (recursion guard)
   std::vector<std::vector<std::uint32_t>> clean_;  // [file][function]: generation_ it ran clean in
   std::uint32_t generation_ = 1;
@@ -944,11 +939,7 @@ class Interpreter {
     return a_->files[file].source.display + ":" + std::to_string(line);
   }
 
-  std::vector<ChainHop> chain() const {
-    std::vector<ChainHop> out;
-    for (const Hop& h : stack_) out.push_back({h.module, h.line});
-    return out;
-  }
+  std::vector<ChainHop> chain() const { return stack_; }
 
   // A circular-import failure about the partially initialised module `partial`.
   Failure fail(std::string error, std::string message, ModuleId partial) const {
@@ -1034,7 +1025,7 @@ class Interpreter {
   // m's body (only its imports and calls when it is a PlainModule), with its hop on the chain.
   MaybeFailure run_module_body(ModuleId m) {
     const ModuleInfo& info = a_->modules[m];
-    stack_.push_back({m, &info.display, 0});
+    stack_.push_back({m, 0});
     const PlainModule* plain = cx_->plain.of(m);
     MaybeFailure f = plain ? run_plain(m, *plain) : run_body(info.file, -1, a_->files[info.file].facts.events);
     stack_.pop_back();
@@ -1120,7 +1111,7 @@ class Interpreter {
     Locals locals;  // names bound by imports inside this function call
     // A body of another module's function gets its own hop in the chain.
     bool pushed = !stack_.empty() && stack_.back().module != fa.module;
-    if (pushed) stack_.push_back({fa.module, &fa.source.display, 0});
+    if (pushed) stack_.push_back({fa.module, 0});
     MaybeFailure result;
     int resume_after = 0;  // a caught failure skips the rest of its try body
     // Imports moved down the module (DeferredImports::below), waiting for their line.

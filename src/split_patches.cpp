@@ -273,12 +273,8 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
       header = true;
       md << "- " << code(where(a, c)) << " " << code(statement(a, c)) << ": " << c.reason;
       // The statement may be one this patch changes another way (as the plan says).
-      for (int i : g.cuts)
-        if (plan.candidates[i].file == c.file && plan.candidates[i].import == c.import) {
-          md << "; changed instead: " << (plan.candidates[i].split ? "split, " : "")
-             << to_string(plan.candidates[i].strategy) << " (see Cuts)";
-          break;
-        }
+      if (const std::string how = changed_instead(plan, g.cuts, c); !how.empty())
+        md << "; changed instead: " << how << " (see Cuts)";
       md << "\n";
     }
   }
