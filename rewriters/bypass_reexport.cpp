@@ -11,6 +11,9 @@
 // and works even where the name is used at import time. One changed line for
 // one origin: the size of the fix a reviewer writes by hand.
 //
+// An extraction's statement (Strategy::Extract) is rewritten the same way, to
+// import from the new module (extract_module writes the module itself).
+//
 // The statement's bytes are replaced; comments around it stay where they are,
 // and a comment inside a parenthesised statement follows its alias. Several
 // origins give one statement per line at the statement's indentation.
@@ -22,7 +25,7 @@
 namespace cyclefix {
 
 void bypass_reexport(const RewriteInput& in, AtomicChange& change) {
-  if (in.cut.strategy != Strategy::Bypass) return;
+  if (in.cut.strategy != Strategy::Bypass && in.cut.strategy != Strategy::Extract) return;
   const ImportStatement& st = in.file.facts.imports[in.cut.import];
   const std::vector<std::string> lines = bypass_statements(in.cut);
   if (lines.empty()) {

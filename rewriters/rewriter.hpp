@@ -9,6 +9,7 @@
 // each local import the move requested).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,24 @@ std::string cycle_note_text(const RewriteInput& in, std::string_view label, std:
 // `more`: other loops the change breaks, said as "(and N more loops)".
 std::string loop_note(const Analysis& a, const std::vector<ModuleId>& loop, std::string_view label,
                       std::size_t width, std::size_t more = 0);
+
+// A module an extraction creates (Strategy::Extract).
+struct CreatedFile {
+  std::string module;           // dotted
+  std::filesystem::path path;
+  std::string display;
+  std::string text;             // its bytes
+  std::vector<int> cuts;        // the Extract cuts it serves (indexes into CutPlan::candidates)
+};
+
+// Extraction (not a rewriter-table entry: it changes the defining module's
+// file, not the cut's; src/rewrite.cpp calls it once per defining file, for
+// all the Extract cuts out of it): the edits that take the moved statements
+// out of `source` (the defining file's bytes) and import the names back from
+// the new module, and the new module's text. False, with *error, when the
+// cuts disagree on the new module.
+bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan& plan, const std::vector<int>& cuts,
+                    std::string_view source, std::vector<Edit>& edits, CreatedFile& created, std::string* error);
 
 // --prefer-lazy (not a cut: no rewriter-table entry; src/rewrite.cpp calls it per
 // file): the edits that remove the hoists' local imports (and the TYPE_CHECKING

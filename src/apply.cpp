@@ -34,8 +34,43 @@ bool inside(const std::filesystem::path& p, const std::filesystem::path& root) {
   return true;
 }
 
+// Creates a new file: the bytes go to a temporary in its directory, which is
+// then linked to the name (link(2) fails when the name exists: nothing is
+// replaced, and the name never holds a partial file).
+std::string create_one(const FileWrite& w, const ApplyOptions& options) {
+  std::filesystem::path dir = w.path.parent_path();
+  if (dir.empty()) dir = ".";
+  struct stat st;
+  if (::lstat(w.path.c_str(), &st) == 0) return "already exists; not created";
+  if (!options.roots.empty()) {
+    std::error_code ec;
+    std::filesystem::path real = std::filesystem::canonical(dir, ec);
+    if (ec) return "cannot resolve the real path of its directory: " + ec.message();
+    if (std::none_of(options.roots.begin(), options.roots.end(),
+                     [&](const std::filesystem::path& r) { return inside(real, r); }))
+      return "its directory's real path " + real.string() + " is outside the trees given; not created";
+  }
+  std::string tmpl = (dir / ("." + w.path.filename().string() + ".cyclefix-XXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return std::string("cannot create a temporary file in ") + dir.string() + ": " + std::strerror(errno);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  std::string error;
+  if (!write_all(fd, w.content)) error = std::string("cannot write: ") + std::strerror(errno);
+  if (error.empty() && ::fchmod(fd, 0666 & ~mask) != 0)
+    error = std::string("cannot set permissions: ") + std::strerror(errno);
+  if (error.empty() && ::fsync(fd) != 0) error = std::string("cannot write: ") + std::strerror(errno);
+  if (::close(fd) != 0 && error.empty()) error = std::string("cannot write: ") + std::strerror(errno);
+  if (error.empty() && ::link(tmpl.c_str(), w.path.c_str()) != 0)
+    error = errno == EEXIST ? std::string("already exists; not created")
+                            : std::string("cannot create the file: ") + std::strerror(errno);
+  ::unlink(tmpl.c_str());
+  return error;
+}
+
 // Writes one file; an empty string on success, else why not.
 std::string write_one(const FileWrite& w, const ApplyOptions& options) {
+  if (w.create) return create_one(w, options);
   struct stat st;
   if (::lstat(w.path.c_str(), &st) != 0) return std::string("cannot stat: ") + std::strerror(errno);
   if (S_ISLNK(st.st_mode)) return "is a symbolic link; not rewritten (rewrite its target instead)";

@@ -12,7 +12,8 @@
 // Refused, with the reason: a symbolic link; a file whose real path (symbolic
 // links in its directories resolved) is outside every allowed root; a file or
 // directory without any write permission bit (honoured even when running as
-// root); a file whose content is not what the change was computed from.
+// root); a file whose content is not what the change was computed from; a
+// file to create where something already is.
 #pragma once
 
 #include <filesystem>
@@ -27,6 +28,9 @@ struct FileWrite {
   std::string display;
   std::string expected;  // the content the change was computed from
   std::string content;   // the new content
+  // A new file (a module an extraction creates): written only when nothing is
+  // at `path` yet (never replacing one), with the permissions the umask gives.
+  bool create = false;
 };
 
 struct ApplyOutcome {

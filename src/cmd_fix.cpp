@@ -161,6 +161,11 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     if ((f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout)
       std::cout << unified_diff(fr.before, fr.after, display);
   }
+  for (const CreatedFile& c : rw.created) {
+    files.push_back({{"file", c.display}, {"created", true}, {"module", c.module}, {"cuts", 0}});
+    if ((f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout)
+      std::cout << new_file_diff(c.text, c.display);
+  }
   progress.phase("re-analyse");
   const auto& [normal_before, bare_before] = before_sim;
   // Below, only --check's findings, the CI formats and split patches read the
@@ -189,7 +194,9 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   std::cerr << "cyclefix: " << r.components.size() << " import cycle(s)"
             << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
             << "; " << rw.cuts_applied << " of "
-            << plan.cuts.size() << " cut(s) made in " << rw.files.size() << " file(s): " << local_imports
+            << plan.cuts.size() << " cut(s) made in " << rw.files.size() << " file(s)"
+            << (rw.created.empty() ? "" : " and " + std::to_string(rw.created.size()) + " new module(s)") << ": "
+            << local_imports
             << " local import(s) in " << functions << " function(s), " << tc << " TYPE_CHECKING entr"
             << (tc == 1 ? "y" : "ies")
             << (hoisted ? "; " + std::to_string(hoisted) + " local import(s) made module-level lazy" : "")
@@ -221,12 +228,32 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     }
   }
   if (f.apply && !rw.files.empty()) {
-    std::vector<FileWrite> writes;
-    for (const FileRewrite& fr : rw.files)
-      writes.push_back({a.files[fr.file].source.path, a.files[fr.file].source.display, fr.before, fr.after});
     ApplyOptions apply_options;
     apply_options.roots = allowed_roots(o.paths);
-    ApplyOutcome out = apply_writes(writes, apply_options);
+    // New modules first; a file that would import one that could not be
+    // created (or that loses definitions to it) is not written.
+    std::vector<FileWrite> created;
+    for (const CreatedFile& c : rw.created) created.push_back({c.path, c.display, "", c.text, true});
+    ApplyOutcome out = apply_writes(created, apply_options);
+    std::set<int> missing;  // cuts whose new module is not there
+    for (const CreatedFile& c : rw.created)
+      if (std::find(out.written.begin(), out.written.end(), c.display) == out.written.end())
+        missing.insert(c.cuts.begin(), c.cuts.end());
+    std::vector<FileWrite> writes;
+    for (const FileRewrite& fr : rw.files) {
+      const std::string& display = a.files[fr.file].source.display;
+      auto needs_missing = [&](const std::vector<int>& cuts) {
+        return std::any_of(cuts.begin(), cuts.end(), [&](int c) { return missing.count(c) > 0; });
+      };
+      if (needs_missing(fr.cuts) || needs_missing(fr.extracted_for)) {
+        out.errors.push_back(display + ": not written: a new module it needs was not created");
+        continue;
+      }
+      writes.push_back({a.files[fr.file].source.path, display, fr.before, fr.after});
+    }
+    ApplyOutcome rest = apply_writes(writes, apply_options);
+    out.written.insert(out.written.end(), rest.written.begin(), rest.written.end());
+    out.errors.insert(out.errors.end(), rest.errors.begin(), rest.errors.end());
     // With --json - the report owns stdout.
     for (const auto& w : out.written) (report_on_stdout ? std::cerr : std::cout) << "wrote " << w << "\n";
     for (const auto& e : out.errors) std::cerr << "cyclefix: " << e << "\n";

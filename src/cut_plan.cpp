@@ -18,6 +18,9 @@
 #include "reachability.hpp"
 #include "reexports.hpp"
 #include "simulator.hpp"
+#include "source_reader.hpp"
+#include "source_text.hpp"
+#include "ts.hpp"
 
 namespace cyclefix {
 
@@ -27,6 +30,7 @@ std::string_view to_string(Strategy s) {
     case Strategy::LateBind: return "late-bind";
     case Strategy::Lazy: return "lazy";
     case Strategy::MoveBelow: return "move-below";
+    case Strategy::Extract: return "extract";
     case Strategy::Defer: break;
   }
   return "defer";
@@ -42,6 +46,9 @@ std::string cut_summary(const CandidateStatement& c, std::string_view statement,
     case Strategy::LateBind: what = "Late-bind " + st + " (import the module, read the names through it)"; break;
     case Strategy::Lazy: what = "Make " + st + " lazy"; break;
     case Strategy::MoveBelow: what = "Move " + st + " below the definitions it needs"; break;
+    case Strategy::Extract:
+      what = "Move what " + st + " takes into a new module, " + c.extract.module + ", and import it from there";
+      break;
   }
   const std::string loop = loops.empty() ? std::string("an import cycle") : "import cycle " + loops.front();
   const std::string more =
@@ -457,6 +464,247 @@ void assess_bypass(const Analysis& a, ReachesBack& back, CandidateStatement& c) 
   c.type_checking.clear();
 }
 
+// A statement of the defining file that an extraction moves: its bytes as
+// whole lines (with the comment lines right above it, and its decorators), or
+// "" with `why` set.
+struct MovedStatement {
+  std::uint32_t begin = 0, end = 0;
+};
+
+bool moved_statement(std::string_view s, const ModuleFacts& facts, const Definition& d, MovedStatement* out,
+                     std::string* why) {
+  const std::uint32_t first_line = text::line_start(s, d.begin);
+  std::uint32_t begin = first_line;
+  auto starts = [&](std::string_view word) { return s.substr(first_line, word.size()) == word; };
+  if (d.kind == Definition::Kind::Assignment) {
+    if (begin != d.begin) return *why = "'" + d.name + "' is not assigned by a statement of its own", false;
+  } else if (d.kind == Definition::Kind::Function) {
+    auto f = std::find_if(facts.functions.begin(), facts.functions.end(), [&](const FunctionInfo& fn) {
+      return fn.qualified_name == d.name && fn.begin <= d.begin && d.begin < fn.end;
+    });
+    if (f == facts.functions.end() || text::line_start(s, f->begin) != f->begin)
+      return *why = "the def of '" + d.name + "' is not at the start of its line", false;
+    begin = f->begin;
+  } else if (d.kind == Definition::Kind::Class) {
+    auto c = std::find_if(facts.classes.begin(), facts.classes.end(),
+                          [&](const ClassInfo& ci) { return ci.qualified_name == d.name && ci.line == d.line; });
+    if (c == facts.classes.end() || !starts("class ")) return *why = "the class '" + d.name + "' is not a plain class statement", false;
+    for (std::size_t k = 0; k < c->decorators.size(); ++k) {
+      if (begin == 0) return *why = "a decorator of '" + d.name + "' is not on a line of its own", false;
+      const std::uint32_t prev = text::line_start(s, begin - 1);
+      if (s[prev] != '@') return *why = "a decorator of '" + d.name + "' spans lines", false;
+      begin = prev;
+    }
+  } else {
+    return *why = "'" + d.name + "' is imported, not defined", false;
+  }
+  if (d.kind != Definition::Kind::Assignment && s[first_line] == ' ')
+    return *why = "'" + d.name + "' is defined inside a block", false;
+  // Nothing after the statement on its last line but a comment.
+  std::uint32_t e = d.end;
+  while (e < s.size() && text::is_space(s[e])) ++e;
+  if (e < s.size() && s[e] != '\n' && s[e] != '\r' && s[e] != '#')
+    return *why = "another statement shares the line of '" + d.name + "'", false;
+  // The comment lines right above it go with it.
+  while (begin > 0) {
+    const std::uint32_t prev = text::line_start(s, begin - 1);
+    if (s[prev] != '#') break;
+    begin = prev;
+  }
+  out->begin = begin;
+  out->end = text::next_line(s, d.end);
+  return true;
+}
+
+// Names whose meaning changes when code moves to another module, and calls
+// that read the module's namespace: code reading them does not move.
+bool reads_its_module(std::string_view name) {
+  static const std::set<std::string_view, std::less<>> names = {
+      "__name__", "__file__", "__spec__", "__package__", "__path__", "__loader__", "__builtins__",
+      "__cached__", "globals", "locals", "vars", "eval", "exec"};
+  return names.count(name) > 0;
+}
+
+// Extraction (docs/planner.md): a `from M import n` pinned because n is read
+// at import time, where M defines n itself (nothing to bypass). n's
+// definition, with the definitions of M it reads (a closure), moves to a new
+// module beside M, `_<M>_defs`; the new module gets the import statements of
+// M that the moved code reads, each of which must run no module that imports
+// M or the importer back. M imports the names back from it (so every other
+// reader of M.n is served as before) and the statement imports them from it:
+// the edge to M is gone. Refused for anything but the simple case: a name
+// defined once, by a def, class or assignment statement of its own at module
+// level; moved code that reads its module (__name__, globals()); a name a
+// function rebinds with `global`; a star import in M; more than
+// kMaxExtractLines lines. A class or function that moves gets the new
+// module as its __module__ (pickles and reprs name it); the plan says so.
+constexpr std::size_t kMaxExtractLines = 60;
+constexpr double kCostNewModule = 4.0;
+
+void assess_extract(const Analysis& a, ReachesBack& back, CandidateStatement& c) {
+  if (c.cuttable) return;
+  const FileAnalysis& fa = a.files[c.file];
+  const ImportStatement& st = fa.facts.imports[c.import];
+  const ResolvedImport& r = fa.resolved[c.import];
+  if (!st.is_from || st.star || st.is_lazy || !fa.rewritable || !r.first_party || r.absolute_module.empty() ||
+      st.context != ImportContext::ModuleLevel)
+    return;
+  const auto source_id = a.modules.find(r.absolute_module);
+  if (!source_id || a.modules[*source_id].file < 0 || *source_id == fa.module) return;
+  const ModuleInfo& source_mod = a.modules[*source_id];
+  const FileAnalysis& sa = a.files[static_cast<std::size_t>(source_mod.file)];
+  const ModuleFacts& facts = sa.facts;
+  auto refuse = [&](const std::string& why) { c.reason += "; no extraction: " + why; };
+  for (const ImportAlias& al : st.names)
+    if (a.modules.find(r.absolute_module + "." + al.name)) return;  // a submodule: nothing to move
+  if (!sa.rewritable) return refuse(sa.source.display + " has syntax errors");
+  for (const ImportStatement& other : facts.imports)
+    if (other.star && other.context != ImportContext::FunctionBody)
+      return refuse(source_mod.name + " has a star import (line " + std::to_string(other.line) +
+                    "): its names are not known");
+  const SourceText text = read_source(sa.source.path);
+  if (!text.ok || std::hash<std::string_view>{}(text.bytes) != sa.content_hash)
+    return refuse(sa.source.display + " changed since it was read");
+  const std::string_view s = text.bytes;
+
+  std::map<std::string_view, std::vector<int>, std::less<>> defined;  // module-level name -> definitions
+  for (std::size_t i = 0; i < facts.definitions.size(); ++i)
+    defined[facts.definitions[i].name].push_back(static_cast<int>(i));
+  std::set<std::string_view, std::less<>> global_decls;  // rebound by functions
+  for (const FunctionInfo& f : facts.functions) global_decls.insert(f.globals.begin(), f.globals.end());
+
+  // The closure: statements to move, by start byte; imports of M it reads.
+  std::map<std::uint32_t, MovedStatement> moved;
+  std::vector<std::string> names;  // moved names, in order found
+  std::map<int, std::set<std::string>> imports;
+  std::vector<std::string_view> todo;
+  for (const ImportAlias& al : st.names) todo.push_back(al.name);
+  std::set<std::string_view, std::less<>> seen;
+  std::size_t lines = 0;
+  // The modules the new module runs must not import M or the importer back.
+  const std::vector<char>& reaches_source = back.of(*source_id);
+  const std::vector<char>& reaches_importer = back.of(fa.module);
+  while (!todo.empty()) {
+    const std::string_view name = todo.back();
+    todo.pop_back();
+    if (!seen.insert(name).second) continue;
+    auto it = defined.find(name);
+    if (it == defined.end()) return refuse("'" + std::string(name) + "' is not defined at module level by " + source_mod.name);
+    if (it->second.size() > 1)
+      return refuse("'" + std::string(name) + "' is bound " + std::to_string(it->second.size()) + " times in " +
+                    source_mod.name);
+    const Definition& d = facts.definitions[static_cast<std::size_t>(it->second.front())];
+    if (global_decls.count(name)) return refuse("a function of " + source_mod.name + " rebinds '" + std::string(name) + "' (global)");
+    if (d.kind == Definition::Kind::Import) {
+      // Read by moved code: the new module imports it too.
+      auto imp = std::find_if(facts.imports.begin(), facts.imports.end(),
+                              [&](const ImportStatement& i) { return i.stmt_begin == d.begin; });
+      if (imp == facts.imports.end() || imp->context != ImportContext::ModuleLevel || imp->star || imp->is_lazy)
+        return refuse("'" + std::string(name) + "' is imported by " + source_mod.name + " inside a block");
+      const int i = static_cast<int>(imp - facts.imports.begin());
+      for (const ImportTarget& t : sa.resolved[static_cast<std::size_t>(i)].targets) {
+        const std::string& tn = a.modules[t.module].name;
+        if (is_ancestor(tn, source_mod.name) || tn == source_mod.name) continue;  // loading already
+        if (reaches_source[t.module] || reaches_importer[t.module])
+          return refuse("'" + std::string(name) + "' comes from " + tn + ", which imports " +
+                        (reaches_source[t.module] ? source_mod.name : a.modules[fa.module].name) + " back");
+      }
+      imports[i].insert(std::string(name));
+      continue;
+    }
+    MovedStatement m;
+    std::string why;
+    if (!moved_statement(s, facts, d, &m, &why)) return refuse(why);
+    if (moved.count(m.begin)) continue;
+    // Every definition the statement makes moves with it.
+    for (const Definition& other : facts.definitions)
+      if (other.begin >= m.begin && other.begin < m.end && other.name != d.name) todo.push_back(other.name);
+    for (const FunctionInfo& f : facts.functions)
+      if (f.begin >= m.begin && f.begin < m.end && !f.globals.empty())
+        return refuse(f.qualified_name + "() declares a global");
+    bool clean = true;
+    for (const std::string& id : ts::identifiers(s.substr(m.begin, m.end - m.begin), &clean)) {
+      if (reads_its_module(id)) return refuse("'" + std::string(name) + "' reads " + id);
+      if (defined.count(id) && !seen.count(id)) todo.push_back(defined.find(id)->first);
+    }
+    if (!clean) return refuse("'" + std::string(name) + "' does not parse on its own");
+    lines += static_cast<std::size_t>(std::count(s.begin() + m.begin, s.begin() + m.end, '\n'));
+    if (lines > kMaxExtractLines)
+      return refuse("the definitions to move span more than " + std::to_string(kMaxExtractLines) + " lines");
+    moved.emplace(m.begin, m);
+    names.emplace_back(name);
+  }
+  // The new module: `_<stem>_defs` beside M (inside M when M is a package).
+  const std::string& mname = source_mod.name;
+  const std::string parent = source_mod.is_package ? mname : mname.substr(0, mname.rfind('.') == std::string::npos ? 0 : mname.rfind('.'));
+  std::string stem = mname.substr(mname.rfind('.') == std::string::npos ? 0 : mname.rfind('.') + 1);
+  stem.erase(0, stem.find_first_not_of('_'));
+  const std::filesystem::path dir = sa.source.path.parent_path();
+  std::string module, file;
+  for (int k = 1; k < 10 && module.empty(); ++k) {
+    const std::string leaf = "_" + stem + "_defs" + (k > 1 ? std::to_string(k) : "");
+    const std::string full = parent.empty() ? leaf : parent + "." + leaf;
+    std::error_code ec;
+    if (a.modules.find(full) || std::filesystem::exists(dir / (leaf + ".py"), ec) || std::filesystem::exists(dir / leaf, ec))
+      continue;
+    module = full;
+    file = leaf + ".py";
+  }
+  if (module.empty()) return refuse("no free name for the new module beside " + sa.source.display);
+  // Importing the new module runs its packages: none may import the importer back.
+  for (std::size_t dot = module.find('.'); dot != std::string::npos; dot = module.find('.', dot + 1)) {
+    const std::string pkg = module.substr(0, dot);
+    const std::string& self = a.modules[fa.module].name;
+    if (pkg == self || is_ancestor(pkg, self)) continue;
+    if (auto id = a.modules.find(pkg); id && reaches_importer[*id])
+      return refuse("importing " + module + " runs " + pkg + ", which imports " + self + " back");
+  }
+
+  Extraction& x = c.extract;
+  x.file = source_mod.file;
+  x.module = module;
+  x.path = dir / file;
+  x.display = (std::filesystem::path(sa.source.display).parent_path() / file).generic_string();
+  x.statements.clear();
+  for (const auto& [begin, m] : moved) x.statements.emplace_back(m.begin, m.end);
+  x.lines = lines;
+  x.imports.clear();
+  for (auto& [i, n] : imports) x.imports.emplace_back(i, std::vector<std::string>(n.begin(), n.end()));
+  x.names = std::move(names);
+  std::sort(x.names.begin(), x.names.end(), [&](const std::string& p, const std::string& q) {
+    return facts.definitions[defined.find(p)->second.front()].begin < facts.definitions[defined.find(q)->second.front()].begin;
+  });
+  c.bypass.clear();
+  for (const ImportAlias& al : st.names)
+    c.bypass.push_back({al.bound_name(true), written_module(a, fa.module, st, module), al.name});
+  const double stmt = statement_lines(st);
+  const double written = static_cast<double>(2 * lines + x.imports.size() + 3 + 1);
+  const double penalties = kCostNewModule + (sa.source.is_package ? kCostPackageInit : 0.0) +
+                           (fa.source.is_package ? kCostPackageInit : 0.0);
+  const std::string pin = c.reason.substr(0, c.reason.find("; no "));
+  c.cuttable = true;
+  c.strategy = Strategy::Extract;
+  c.cost = kCostPerStatementLine * (written + stmt + 1) + penalties;
+  c.cost_terms = number(static_cast<double>(2 * lines)) + " (lines moved) + " +
+                 number(static_cast<double>(x.imports.size() + 4)) + " (imports and header written) + " +
+                 number(stmt + 1) + " (statement rewritten) + " + number(kCostNewModule) + " (new module)";
+  if (sa.source.is_package || fa.source.is_package) c.cost_terms += " + package __init__";
+  std::vector<std::string> quoted;
+  for (const std::string& n : x.names) quoted.push_back("`" + n + "`");
+  bool code = false;
+  for (const std::string& n : x.names) {
+    const Definition::Kind k = facts.definitions[defined.find(n)->second.front()].kind;
+    code = code || k == Definition::Kind::Class || k == Definition::Kind::Function;
+  }
+  c.how = "extract module: " + pin + "; " + join(quoted, ", ") + (quoted.size() == 1 ? " moves" : " move") +
+          " from " + mname + " to a new module " + module + ", which imports no module of the loop; " + mname +
+          " imports " + (quoted.size() == 1 ? "it" : "them") + " back from there" +
+          (code ? " (a moved class or function gets " + module + " as its __module__)" : "");
+  c.reason.clear();
+  c.functions.clear();
+  c.type_checking.clear();
+}
+
 // Late binding (--only-failing): `from X import n` -> `from <parent of X> import
 // <last>` (or `import X` for a top-level X) with each use of n read as
 // `<last>.n`. Applies to a statement that can be deferred (every use is in a
@@ -561,7 +809,10 @@ std::vector<ModuleId> failure_loop(const EntryPrediction& e) {
 // What the simulator should do with a cut's statement.
 void add_cut(DeferredImports& d, const CandidateStatement& c) {
   switch (c.strategy) {
-    case Strategy::Bypass: d.rebound.insert({c.file, c.import}); break;
+    // An extraction's statement imports the new module, which imports no
+    // module of the loop: to the simulator it is a bypass.
+    case Strategy::Bypass:
+    case Strategy::Extract: d.rebound.insert({c.file, c.import}); break;
     case Strategy::LateBind: d.late.insert({c.file, c.import}); break;
     case Strategy::MoveBelow:
       d.below[{c.file, c.import}] = c.below_line;
@@ -1183,6 +1434,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
     assess(a, pins, needs, runtime, options, c);
     assess_bypass(a, back, c);
+    assess_extract(a, back, c);
     assess_lazy(a, options, c);
     if (options.only_failing) assess_late_binding(a, c);
     index[k] = static_cast<int>(plan.candidates.size());
@@ -1388,6 +1640,14 @@ nlohmann::json plan_json(const Analysis& a, const CycleReport& cycles, const Cut
     } else if (c.strategy == Strategy::MoveBelow) {
       cut["moved_below_line"] = c.below_line;
       cut["how"] = c.how;
+    } else if (c.strategy == Strategy::Extract) {
+      cut["rewritten_to"] = bypass_statements(c);
+      cut["how"] = c.how;
+      cut["new_module"] = {{"module", c.extract.module},
+                           {"file", c.extract.display},
+                           {"from", a.files[c.extract.file].source.display},
+                           {"names", c.extract.names},
+                           {"lines", c.extract.lines}};
     } else if (c.split) {
       cut["how"] = c.how;
     }
@@ -1465,18 +1725,19 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
         std::count_if(plan.cuts.begin(), plan.cuts.end(), [&](int i) { return plan.candidates[i].strategy == s; }));
   };
   const std::size_t bypassed = count(Strategy::Bypass), late = count(Strategy::LateBind), lazy = count(Strategy::Lazy),
-                    below = count(Strategy::MoveBelow);
-  const bool mixed = bypassed || late || lazy || below;
+                    below = count(Strategy::MoveBelow), extracted = count(Strategy::Extract);
+  const bool mixed = bypassed || late || lazy || below || extracted;
   out << "cyclefix plan" << (plan.only_failing ? " (only failing entry points)" : "") << ": "
       << cycles.components.size() << " import cycle" << (cycles.components.size() == 1 ? "" : "s")
       << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
       << ", " << plan.candidates.size()
       << " statements on them, " << plan.cuts.size() << " to " << (mixed ? "change" : "defer")
-      << (mixed ? " (" + std::to_string(plan.cuts.size() - bypassed - late - lazy - below) + " deferred" +
+      << (mixed ? " (" + std::to_string(plan.cuts.size() - bypassed - late - lazy - below - extracted) + " deferred" +
                       (bypassed ? ", " + std::to_string(bypassed) + " imported from where the names are defined" : "") +
                       (late ? ", " + std::to_string(late) + " late-bound" : "") +
                       (lazy ? ", " + std::to_string(lazy) + " made lazy" : "") +
-                      (below ? ", " + std::to_string(below) + " moved below a definition" : "") + ")"
+                      (below ? ", " + std::to_string(below) + " moved below a definition" : "") +
+                      (extracted ? ", " + std::to_string(extracted) + " served by a new module" : "") + ")"
                 : std::string())
       << "; cost " << plan.cost << " (lower bound "
       << plan.lower_bound << (plan.optimal ? ", optimal" : "") << ", " << plan.method << ", " << plan.seconds
@@ -1513,6 +1774,10 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
       if (!c.split) out << "  " << c.how << "\n";
     } else if (c.strategy == Strategy::MoveBelow) {
       out << "  goes below line " << c.below_line << "\n  " << c.how << "\n";
+    } else if (c.strategy == Strategy::Extract) {
+      for (const auto& line : bypass_statements(c)) out << "  becomes: " << line << "\n";
+      out << "  new module " << c.extract.display << ": " << c.extract.lines << " line(s) of "
+          << a.files[c.extract.file].source.display << "\n  " << c.how << "\n";
     }
     if (c.split) out << "  " << c.how << "\n";
     if (c.strategy == Strategy::Defer && !c.lazy_refusal.empty() && plan.target_minor >= 15)

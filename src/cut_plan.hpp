@@ -5,6 +5,8 @@
 // Sees modules, edges, statements and uses; no syntax trees.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -86,6 +88,12 @@ enum class Strategy {
   // below the definition the other module reads back while this one is
   // partially initialised (move_below). The edge stays; the name is there by then.
   MoveBelow,
+  // A `from M import n` pinned because n is read at import time, with no
+  // re-export to bypass: n's definition in M (with the definitions of M it
+  // reads) moves to a new module beside M that imports no module of the loop;
+  // M imports the names back from it and the statement imports them from it
+  // (extract_module, then bypass_reexport for the statement).
+  Extract,
 };
 std::string_view to_string(Strategy s);
 // Late binding and a move below leave the edge in the graph (the loop stays,
@@ -98,6 +106,23 @@ struct BypassName {
   std::string bound;   // the name the statement binds (kept)
   std::string module;  // as written: relative (".messages") when the statement was relative and it can be
   std::string name;    // the name in `module`, or "" for a module import
+};
+
+// What an extraction (Strategy::Extract) moves out of the defining module's file.
+struct Extraction {
+  int file = -1;                  // the defining module's file (index into Analysis::files)
+  std::string module;             // the new module, dotted
+  std::filesystem::path path;     // its file, beside the defining module's
+  std::string display;
+  // The module-level statements that move, as byte ranges of whole lines of
+  // the defining file, in source order.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> statements;
+  std::size_t lines = 0;          // lines they span
+  // The defining module's own import statements the moved code reads from
+  // (indexes into its facts.imports), each with the names it reads: written
+  // into the new module (they import no module of the loop).
+  std::vector<std::pair<int, std::vector<std::string>>> imports;
+  std::vector<std::string> names;  // every name that moves, in source order (the defining module imports them back)
 };
 
 // Late binding of `from <module> import n, m as k`: the statement that binds
@@ -135,6 +160,7 @@ struct CandidateStatement {
   // into the file's facts.definitions).
   int below = -1;
   int below_line = 0;  // the line that definition's statement ends on
+  Extraction extract;  // Extract: what moves to the new module (`bypass` names it for the statement)
 };
 
 // One sentence for a cut, for CI annotations and SARIF: what to do to

@@ -13,7 +13,7 @@ namespace {
 
 // Bounds the walk through bases, aliases and modules (a cycle of aliases or of
 // bases is an error in Python, but the model must not loop on it).
-constexpr int kMaxDepth = 8;
+constexpr int kMaxReachDepth = 8;
 
 bool is_method(const FunctionInfo& f) { return !f.class_name.empty(); }
 
@@ -334,7 +334,7 @@ std::optional<std::pair<ModuleId, std::string>> CalleeResolver::module_prefix(in
 
 std::optional<CalleeResolver::ClassRef> CalleeResolver::resolve_class(int file, std::string_view dotted,
                                                                       int depth) const {
-  if (file < 0 || depth > kMaxDepth || dotted.empty()) return std::nullopt;
+  if (file < 0 || depth > kMaxReachDepth || dotted.empty()) return std::nullopt;
   const auto& ix = index_[file];
   std::string whole(dotted);
   if (ix.classes.count(whole)) return ClassRef{file, whole};
@@ -367,7 +367,7 @@ std::optional<CalleeResolver::ClassRef> CalleeResolver::resolve_class(int file, 
 
 std::vector<BodyRef> CalleeResolver::method(const ClassRef& c, std::string_view name, int depth,
                                             bool skip_self) const {
-  if (depth > kMaxDepth) return {};
+  if (depth > kMaxReachDepth) return {};
   const auto& ix = index_[c.file];
   if (!skip_self) {
     auto f = ix.functions.find(c.name + "." + std::string(name));
@@ -387,7 +387,7 @@ std::vector<BodyRef> CalleeResolver::method(const ClassRef& c, std::string_view 
 }
 
 std::optional<CalleeResolver::ClassRef> CalleeResolver::metaclass_of(const ClassRef& c, int depth) const {
-  if (depth > kMaxDepth) return std::nullopt;
+  if (depth > kMaxReachDepth) return std::nullopt;
   auto k = index_[c.file].classes.find(c.name);
   if (k == index_[c.file].classes.end()) return std::nullopt;
   const ClassInfo& info = files_[c.file].facts.classes[k->second];
@@ -402,7 +402,7 @@ std::optional<CalleeResolver::ClassRef> CalleeResolver::metaclass_of(const Class
 
 std::vector<BodyRef> CalleeResolver::constructors(const ClassRef& c, int depth) const {
   std::vector<BodyRef> out;
-  if (depth > kMaxDepth) return out;
+  if (depth > kMaxReachDepth) return out;
   for (const char* m : {"__new__", "__init__", "__post_init__", "__set_name__"}) append(out, method(c, m, depth));
   if (auto meta = metaclass_of(c, depth)) append(out, method(*meta, "__call__", depth));
   return out;
@@ -410,7 +410,7 @@ std::vector<BodyRef> CalleeResolver::constructors(const ClassRef& c, int depth) 
 
 std::vector<BodyRef> CalleeResolver::subclass_hooks(const ClassRef& c, int depth) const {
   std::vector<BodyRef> out;
-  if (depth > kMaxDepth) return out;
+  if (depth > kMaxReachDepth) return out;
   append(out, method(c, "__init_subclass__", depth));
   if (auto meta = metaclass_of(c, depth)) {
     for (const char* m : {"__prepare__", "__new__", "__init__"}) append(out, method(*meta, m, depth));
@@ -430,7 +430,7 @@ std::vector<BodyRef> CalleeResolver::in_module(ModuleId m, std::string_view name
 // and without an __init__ of its own, its bases' constructors.
 std::vector<BodyRef> CalleeResolver::simulator_constructors(int file, const std::string& class_name, int depth) const {
   std::vector<BodyRef> out;
-  if (depth > kMaxDepth) return out;
+  if (depth > kMaxReachDepth) return out;
   const auto& ix = index_[file];
   auto c = ix.classes.find(class_name);
   if (c == ix.classes.end()) return out;
@@ -456,7 +456,7 @@ std::vector<BodyRef> CalleeResolver::simulator_constructors(int file, const std:
 }
 
 std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, int depth) const {
-  if (depth > kMaxDepth || dotted.empty()) return {};
+  if (depth > kMaxReachDepth || dotted.empty()) return {};
   const auto& ix = index_[file];
   if (simulator_) {
     if (dotted.find("()") != std::string_view::npos || dotted.ends_with(".__init_subclass__") ||

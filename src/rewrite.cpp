@@ -245,9 +245,8 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
     by_file[h.file];
   }
 
-  for (auto& [file, cuts] : by_file) {
+  auto read = [&](int file) {
     const FileAnalysis& fa = a.files[file];
-    const std::string& display = fa.source.display;
     SourceText src;
     if (sources) {
       src.bytes = (*sources)[file];
@@ -255,7 +254,37 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
     } else {
       src = read_source(fa.source.path);
     }
-    if (!src.ok || std::hash<std::string_view>{}(src.bytes) != fa.content_hash) {
+    if (src.ok && std::hash<std::string_view>{}(src.bytes) != fa.content_hash) src.ok = false;
+    return src;
+  };
+  // Extractions first: the defining files' edits and the new modules. A cut
+  // whose extraction cannot be made is not made in its importer either.
+  std::map<int, std::vector<int>> extract_cuts;  // defining file -> its Extract cuts
+  for (int c : plan.cuts)
+    if (plan.candidates[c].strategy == Strategy::Extract) extract_cuts[plan.candidates[c].extract.file].push_back(c);
+  std::map<int, std::vector<Edit>> extract_edits;  // defining file -> edits
+  std::set<int> not_extracted;
+  for (const auto& [file, cuts] : extract_cuts) {
+    SourceText src = read(file);
+    std::string error = src.ok ? "" : "changed since it was analysed";
+    CreatedFile created;
+    std::vector<Edit> edits;
+    if (error.empty()) extract_module(a, cycles, plan, cuts, src.bytes, edits, created, &error);
+    if (!error.empty()) {
+      result.problems.push_back({a.files[file].source.display, 0, "definitions not moved to a new module: " + error});
+      not_extracted.insert(cuts.begin(), cuts.end());
+      continue;
+    }
+    extract_edits[file] = std::move(edits);
+    by_file[file];
+    result.created.push_back(std::move(created));
+  }
+
+  for (auto& [file, cuts] : by_file) {
+    const FileAnalysis& fa = a.files[file];
+    const std::string& display = fa.source.display;
+    SourceText src = read(file);
+    if (!src.ok) {
       result.problems.push_back({display, 0, "changed since it was analysed; not rewritten"});
       continue;
     }
@@ -267,9 +296,19 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
     std::vector<std::string> type_checking;
     std::set<int> cut_imports, functions;
     std::map<int, std::vector<std::string>> last_note;  // function -> comments of its last local import
+    if (auto x = extract_edits.find(file); x != extract_edits.end()) {
+      // Before the file's own cuts: those are what a conflict refuses.
+      std::string error;
+      if (edits.add_all(x->second, &error)) fr.extracted_for = extract_cuts[file];
+      else result.problems.push_back({display, 0, "definitions not moved to a new module: " + error});
+    }
     for (int c : cuts) {
       const CandidateStatement& cand = plan.candidates[c];
       const int line = fa.facts.imports[cand.import].line;
+      if (not_extracted.count(c)) {
+        result.problems.push_back({display, line, "not changed: its extraction was not made (see above)"});
+        continue;
+      }
       AtomicChange change;
       change.cut = c;
       RewriteInput in{a, cycles, cand, fa, s, options};
@@ -314,7 +353,7 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
         for (const LazyHoist* h : hoists_of[file]) fr.hoisted_imports += h->imports.size();
       }
     }
-    if (fr.cuts.empty() && !fr.lazy_hoists) continue;
+    if (fr.cuts.empty() && !fr.lazy_hoists && fr.extracted_for.empty()) continue;
     std::string error;
     EditSet with_block = edits;
     if (!place_type_checking(s, fa.facts, type_checking, cut_imports, nl, unit, with_block, &error)) {
@@ -339,6 +378,8 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
   std::sort(result.files.begin(), result.files.end(), [&](const FileRewrite& x, const FileRewrite& y) {
     return a.files[x.file].source.display < a.files[y.file].source.display;
   });
+  std::sort(result.created.begin(), result.created.end(),
+            [](const CreatedFile& x, const CreatedFile& y) { return x.display < y.display; });
   return result;
 }
 
@@ -377,6 +418,20 @@ Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs, bool
     fa.facts = collect_facts(fr.after);
     fa.rewritable = fa.facts.syntax_problems.empty();
     fa.content_hash = std::hash<std::string_view>{}(fr.after);
+  }
+  for (const CreatedFile& c : r.created) {
+    // A new module joins the tree (its files stay parallel to discovery's).
+    FileAnalysis fa;
+    fa.source.path = c.path;
+    fa.source.display = c.display;
+    fa.source.module = c.module;
+    fa.analysed = true;
+    fa.facts = collect_facts(c.text);
+    fa.rewritable = fa.facts.syntax_problems.empty();
+    fa.bytes = c.text.size();
+    fa.content_hash = std::hash<std::string_view>{}(c.text);
+    after.discovery.files.push_back(fa.source);
+    after.files.push_back(std::move(fa));
   }
   build_graph(after, jobs);
   return after;

@@ -25,6 +25,9 @@ struct FileRewrite {
   std::size_t quoted_annotations = 0;
   std::size_t lazy_hoists = 0;      // --prefer-lazy: module-level lazy statements written
   std::size_t hoisted_imports = 0;  // ... and the local imports they replace
+  // Extract cuts whose definitions moved out of this file to a new module
+  // (RewriteResult::created); the cuts themselves are in their importers' files.
+  std::vector<int> extracted_for;
 };
 
 struct RewriteProblem {
@@ -35,10 +38,14 @@ struct RewriteProblem {
 
 struct RewriteResult {
   std::vector<FileRewrite> files;        // changed files, by display path
+  std::vector<CreatedFile> created;      // new modules (extractions), by display path
   std::vector<RewriteProblem> problems;  // cuts or files left unchanged, and why
   std::size_t cuts_applied = 0;
 };
 
+// An extraction changes three files (the importer, the defining module, the
+// new module); when the defining module cannot be changed, its cuts are
+// reported and the importers are left alone.
 // Reads each file to change from disk (refusing one whose bytes no longer match
 // what was analysed), or takes its bytes from `sources` when given (parallel to
 // a.files; for in-memory use).

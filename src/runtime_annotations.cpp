@@ -9,7 +9,7 @@ namespace {
 
 // Deep enough for real hierarchies (Django's model bases are 4 deep), small
 // enough that a cycle of bases the resolver cannot see through stops.
-constexpr int kMaxDepth = 12;
+constexpr int kMaxBaseDepth = 12;
 
 std::string strip_call(const std::string& d) { return d.ends_with("()") ? d.substr(0, d.size() - 2) : d; }
 
@@ -155,7 +155,7 @@ std::string RuntimeAnnotations::decorator_reason(int file, int in_function, cons
 
 const std::string* RuntimeAnnotations::class_reason(int file, const std::string& qualified, int depth) {
   auto [it, fresh] = classes_[file].try_emplace(qualified);
-  if (!fresh || depth > kMaxDepth) return it->second.empty() ? nullptr : &it->second;
+  if (!fresh || depth > kMaxBaseDepth) return it->second.empty() ? nullptr : &it->second;
   const ModuleFacts& facts = a_.files[file].facts;
   const ClassInfo* info = nullptr;
   for (const ClassInfo& c : facts.classes)

@@ -191,6 +191,9 @@ std::string strategy_summary(Strategy s, std::size_t n) {
       return count + "made lazy (PEP 810): " + (n == 1 ? "it runs" : "they run") + " on first use";
     case Strategy::MoveBelow:
       return count + "moved below the definitions the other side of the loop reads";
+    case Strategy::Extract:
+      return count + "now importing " + (n == 1 ? "its names" : "their names") +
+             " from a new module that the definitions moved to, which imports neither side";
   }
   return count + std::string(to_string(s));
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -29,6 +30,12 @@ ParserPtr make_python_parser();
 
 // Parses UTF-8 bytes. Never returns null for a configured parser.
 TreePtr parse(TSParser* parser, std::string_view source);
+
+// Every identifier in the Python text `source` except attribute names after a
+// dot and keyword-argument names: a superset of the names the code reads from
+// its module's globals (parameters and locals are in it too). Sorted, unique.
+// `clean` (when given) is set to whether the text parsed without errors.
+std::vector<std::string> identifiers(std::string_view source, bool* clean = nullptr);
 
 inline std::string_view text(TSNode n, std::string_view src) {
   uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);

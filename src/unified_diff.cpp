@@ -108,4 +108,11 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
   return out;
 }
 
+std::string new_file_diff(std::string_view text, const std::string& path) {
+  std::string d = unified_diff("", text, path);
+  const std::string old_header = "--- a/" + path + "\n";
+  if (d.starts_with(old_header)) d.replace(0, old_header.size(), "--- /dev/null\n");
+  return d;
+}
+
 }  // namespace cyclefix

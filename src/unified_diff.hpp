@@ -14,4 +14,8 @@ namespace cyclefix {
 std::string unified_diff(std::string_view before, std::string_view after, const std::string& path,
                          int context = 3);
 
+// The diff that creates a file holding `text` (`--- /dev/null`), as git apply
+// and patch(1) read it.
+std::string new_file_diff(std::string_view text, const std::string& path);
+
 }  // namespace cyclefix

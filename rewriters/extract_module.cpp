@@ -1,0 +1,123 @@
+// extract-module: the definitions an importer reads at import time move out of
+// the module on the loop into a new module beside it, which imports no module
+// of the loop (Strategy::Extract; the planner chose what moves).
+//
+//   pkg/a.py                          pkg/_a_defs.py (new)
+//     from pkg import b                 """`LIMIT`: moved here from pkg.a ..."""
+//     LIMIT = 10            ->          LIMIT = 10
+//                                     pkg/a.py
+//                                       from pkg import b
+//                                       from ._a_defs import LIMIT
+//
+// and the importer's `from pkg.a import LIMIT` becomes `from pkg._a_defs
+// import LIMIT` (bypass_reexport). Why: the importer no longer runs or reads a
+// partially initialised module; the defining module still binds every name it
+// did (imported back from the new module), so its other readers and its own
+// code are served as before. The new module gets the defining module's import
+// statements the moved code reads (reduced to those names), and `from
+// __future__ import annotations` when the module had it.
+//
+// The re-import goes right after the defining module's last module-level
+// import above the moved code (with the other imports, where linters want it),
+// else where the first moved statement was.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "rewriter.hpp"
+#include "source_text.hpp"
+
+namespace cyclefix {
+
+bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan& plan, const std::vector<int>& cuts,
+                    std::string_view s, std::vector<Edit>& edits, CreatedFile& created, std::string* error) {
+  const Extraction& first = plan.candidates[cuts.front()].extract;
+  const FileAnalysis& fa = a.files[first.file];
+  const std::string& from = a.modules[fa.module].name;
+  std::map<std::uint32_t, std::uint32_t> statements;      // begin -> end
+  std::map<int, std::set<std::string>> imports;          // statement -> names read
+  std::set<std::string> names;
+  for (int c : cuts) {
+    const Extraction& x = plan.candidates[c].extract;
+    if (x.module != first.module) {
+      *error = "two new modules asked for " + fa.source.display + " (" + first.module + ", " + x.module + ")";
+      return false;
+    }
+    for (auto [b, e] : x.statements) statements[b] = e;
+    for (const auto& [i, n] : x.imports) imports[i].insert(n.begin(), n.end());
+    names.insert(x.names.begin(), x.names.end());
+  }
+  const std::string nl = text::newline(s);
+  std::vector<std::string> quoted;
+  for (const std::string& n : names) quoted.push_back("`" + n + "`");
+  std::string listed;
+  for (std::size_t i = 0; i < quoted.size(); ++i) listed += (i ? ", " : "") + quoted[i];
+
+  // The new module.
+  std::string out = "\"\"\"Moved here from " + from + " by cyclefix: " + listed + "." + nl + nl;
+  const std::vector<std::vector<ModuleId>> loops = loops_through(a, cycles, plan.candidates[cuts.front()]);
+  std::string loop;
+  for (ModuleId m : loops.empty() ? std::vector<ModuleId>{} : loops.front())
+    loop += (loop.empty() ? "" : " -> ") + a.modules[m].name;
+  std::set<std::string> readers;
+  for (int c : cuts) readers.insert(a.modules[a.files[plan.candidates[c].file].module].name);
+  std::string who;
+  for (const std::string& r : readers) who += (who.empty() ? "" : ", ") + r;
+  out += who + " read" + (readers.size() == 1 ? "s" : "") + (names.size() == 1 ? " it" : " them") +
+         " while " + from + " is still being imported" + (loop.empty() ? "" : " (import cycle " + loop + ")") + "." +
+         nl + "This module imports no module of that loop." + nl + "\"\"\"" + nl;
+  if (fa.facts.future_annotations) out += nl + "from __future__ import annotations" + nl;
+  if (!imports.empty()) {
+    out += nl;
+    for (const auto& [i, n] : imports)
+      out += import_subset(fa.facts.imports[static_cast<std::size_t>(i)], std::vector<std::string>(n.begin(), n.end()),
+                           s) +
+             nl;
+  }
+  auto is_code = [&](std::uint32_t b) {
+    std::uint32_t p = b;
+    while (p < s.size() && s[p] == '#') p = text::next_line(s, p);  // the comments above it
+    const std::string_view rest = s.substr(p);
+    return rest.starts_with("def ") || rest.starts_with("async ") || rest.starts_with("class ") ||
+           rest.starts_with("@");
+  };
+  std::uint32_t previous_end = 0;
+  bool any = false;
+  for (auto [b, e] : statements) {
+    const bool adjacent = any && previous_end == b;
+    if (!any || !adjacent) out += is_code(b) ? nl + nl : nl;
+    std::string_view chunk = s.substr(b, e - b);
+    out += chunk;
+    if (chunk.empty() || chunk.back() != '\n') out += nl;
+    previous_end = e;
+    any = true;
+  }
+  created.module = first.module;
+  created.path = first.path;
+  created.display = first.display;
+  created.text = std::move(out);
+  created.cuts = cuts;
+
+  // The defining module: the statements go, the names come back from the new module.
+  const std::string leaf = first.module.substr(first.module.rfind('.') + 1);
+  const bool relative = std::any_of(fa.facts.imports.begin(), fa.facts.imports.end(),
+                                    [](const ImportStatement& i) { return i.level > 0; });
+  const std::string back = "from " + (relative && first.module.find('.') != std::string::npos ? "." + leaf : first.module) +
+                           " import " + [&] {
+                             std::string l;
+                             for (const std::string& n : names) l += (l.empty() ? "" : ", ") + n;
+                             return l;
+                           }() + nl;
+  const std::uint32_t first_begin = statements.begin()->first;
+  const ImportStatement* above = nullptr;
+  for (const ImportStatement& i : fa.facts.imports)
+    if (i.context == ImportContext::ModuleLevel && i.stmt_end <= first_begin && !i.is_lazy &&
+        (!above || i.stmt_end > above->stmt_end))
+      above = &i;
+  for (auto [b, e] : statements)
+    edits.push_back({b, e - b, !above && b == first_begin ? back : std::string()});
+  if (above) edits.push_back({text::next_line(s, above->stmt_end), 0, back});
+  return true;
+}
+
+}  // namespace cyclefix
