@@ -64,7 +64,7 @@ bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan&
   std::string who;
   for (const std::string& r : readers) who += (who.empty() ? "" : ", ") + r;
   out += who + " read" + (readers.size() == 1 ? "s" : "") + (names.size() == 1 ? " it" : " them") +
-         " while " + from + " is still being imported" + (loop.empty() ? "" : " (import cycle " + loop + ")") + "." +
+         " while " + from + " is still being imported" + (loop.empty() ? "." : ":" + nl + "import cycle " + loop + ".") +
          nl + "This module imports no module of that loop." + nl + "\"\"\"" + nl;
   if (fa.facts.future_annotations) out += nl + "from __future__ import annotations" + nl;
   if (!imports.empty()) {

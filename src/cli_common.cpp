@@ -84,6 +84,7 @@ bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po, Rewrit
     if (c.allow_init_cuts && unset("--allow-init-cuts")) po->allow_init_cuts = *c.allow_init_cuts;
     if (c.prefer_lazy && unset("--prefer-lazy")) po->prefer_lazy = *c.prefer_lazy;
     if (c.allow_late_imports && unset("--allow-late-imports")) po->allow_late_imports = *c.allow_late_imports;
+    if (c.extract && unset("--extract")) po->extract = *c.extract;
     if (c.time_limit_s && unset("--time-limit")) po->time_limit_s = *c.time_limit_s;
     if (c.runtime_evaluated_base_classes) po->runtime.base_classes = *c.runtime_evaluated_base_classes;
     if (c.runtime_evaluated_decorators) po->runtime.decorators = *c.runtime_evaluated_decorators;

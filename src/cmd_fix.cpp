@@ -287,6 +287,8 @@ class FixCommand final : public Command {
                  "`lazy` imports where safe");
     app.add_flag("--allow-late-imports,!--no-allow-late-imports", fix_plan.allow_late_imports,
                  "With --only-failing: an import may move below the definition its module reads back (E402)");
+    app.add_flag("--extract,!--no-extract", fix_plan.extract,
+                 "A loop nothing else breaks may be broken by moving definitions to a new module (default: on)");
     app.add_flag("--only-failing,!--no-only-failing", fix_plan.only_failing,
                  "Only break the cycles through which some entry point fails in the simulator; harmless cycles stay");
     app.add_option("--time-limit", fix_plan.time_limit_s, "Seconds for the solver (default 10; 0: no limit)");

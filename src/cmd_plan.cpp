@@ -45,6 +45,8 @@ class PlanCommand final : public Command {
     plan->add_flag("!--no-exact", plan_cfg.exact, "Use the heuristic only (no integer program)");
     plan->add_flag("--allow-late-imports,!--no-allow-late-imports", plan_cfg.allow_late_imports,
                    "With --only-failing: an import may move below the definition its module reads back (E402)");
+    plan->add_flag("--extract,!--no-extract", plan_cfg.extract,
+                   "A loop nothing else breaks may be broken by moving definitions to a new module (default: on)");
     plan->add_flag("--prefer-lazy,!--no-prefer-lazy", plan_cfg.prefer_lazy,
                    "With --target-version 3.15+: local imports kept local to avoid a cycle become module-level "
                    "`lazy` imports where safe");

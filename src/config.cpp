@@ -85,6 +85,8 @@ class TableReader {
         flag(v, out_->prefer_lazy);
       } else if (key == "allow-late-imports") {
         flag(v, out_->allow_late_imports);
+      } else if (key == "extract") {
+        flag(v, out_->extract);
       } else if (key == "allow-init-cuts") {
         flag(v, out_->allow_init_cuts);
       } else if (key == "runtime-evaluated-base-classes") {

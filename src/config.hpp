@@ -18,7 +18,7 @@ struct ProjectConfig {
   std::optional<std::vector<std::filesystem::path>> roots;  // already joined to the file's directory
   std::optional<std::vector<std::string>> exclude;          // globs, as --exclude
   std::optional<std::string> target_version;                // "3.x"
-  std::optional<bool> only_failing, allow_init_cuts, prefer_lazy, allow_late_imports, note, noqa;
+  std::optional<bool> only_failing, allow_init_cuts, prefer_lazy, allow_late_imports, extract, note, noqa;
   std::optional<double> time_limit_s;
   // As ruff's flake8-type-checking settings: full dotted names whose classes
   // or decorated definitions have their annotations read at run time.

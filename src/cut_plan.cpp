@@ -541,22 +541,30 @@ bool reads_its_module(std::string_view name) {
 constexpr std::size_t kMaxExtractLines = 60;
 constexpr double kCostNewModule = 4.0;
 
-void assess_extract(const Analysis& a, ReachesBack& back, CandidateStatement& c) {
-  if (c.cuttable) return;
+// The statement as an extraction (a copy of `c` with Strategy::Extract), or
+// nothing, with the reason in *refusal when there is one to say. The planner
+// offers it only for loops that nothing else breaks (plan_cuts), and says the
+// refusal only for the statements of such loops.
+std::optional<CandidateStatement> extraction_of(const Analysis& a, ReachesBack& back, const CandidateStatement& c,
+                                                std::string* refusal) {
+  if (c.cuttable) return std::nullopt;
   const FileAnalysis& fa = a.files[c.file];
   const ImportStatement& st = fa.facts.imports[c.import];
   const ResolvedImport& r = fa.resolved[c.import];
   if (!st.is_from || st.star || st.is_lazy || !fa.rewritable || !r.first_party || r.absolute_module.empty() ||
       st.context != ImportContext::ModuleLevel)
-    return;
+    return std::nullopt;
   const auto source_id = a.modules.find(r.absolute_module);
-  if (!source_id || a.modules[*source_id].file < 0 || *source_id == fa.module) return;
+  if (!source_id || a.modules[*source_id].file < 0 || *source_id == fa.module) return std::nullopt;
   const ModuleInfo& source_mod = a.modules[*source_id];
   const FileAnalysis& sa = a.files[static_cast<std::size_t>(source_mod.file)];
   const ModuleFacts& facts = sa.facts;
-  auto refuse = [&](const std::string& why) { c.reason += "; no extraction: " + why; };
+  auto refuse = [&](const std::string& why) -> std::optional<CandidateStatement> {
+    *refusal = why;
+    return std::nullopt;
+  };
   for (const ImportAlias& al : st.names)
-    if (a.modules.find(r.absolute_module + "." + al.name)) return;  // a submodule: nothing to move
+    if (a.modules.find(r.absolute_module + "." + al.name)) return std::nullopt;  // a submodule: nothing to move
   if (!sa.rewritable) return refuse(sa.source.display + " has syntax errors");
   for (const ImportStatement& other : facts.imports)
     if (other.star && other.context != ImportContext::FunctionBody)
@@ -602,9 +610,12 @@ void assess_extract(const Analysis& a, ReachesBack& back, CandidateStatement& c)
       if (imp == facts.imports.end() || imp->context != ImportContext::ModuleLevel || imp->star || imp->is_lazy)
         return refuse("'" + std::string(name) + "' is imported by " + source_mod.name + " inside a block");
       const int i = static_cast<int>(imp - facts.imports.begin());
-      for (const ImportTarget& t : sa.resolved[static_cast<std::size_t>(i)].targets) {
+      const ResolvedImport& ri = sa.resolved[static_cast<std::size_t>(i)];
+      for (const ImportTarget& t : ri.targets) {
         const std::string& tn = a.modules[t.module].name;
-        if (is_ancestor(tn, source_mod.name) || tn == source_mod.name) continue;  // loading already
+        // A package only on the dotted path to the module imported, which is
+        // loading already when the new module runs (an ancestor of M).
+        if (is_ancestor(tn, source_mod.name) && tn != ri.absolute_module) continue;
         if (reaches_source[t.module] || reaches_importer[t.module])
           return refuse("'" + std::string(name) + "' comes from " + tn + ", which imports " +
                         (reaches_source[t.module] ? source_mod.name : a.modules[fa.module].name) + " back");
@@ -660,7 +671,8 @@ void assess_extract(const Analysis& a, ReachesBack& back, CandidateStatement& c)
       return refuse("importing " + module + " runs " + pkg + ", which imports " + self + " back");
   }
 
-  Extraction& x = c.extract;
+  CandidateStatement e = c;
+  Extraction& x = e.extract;
   x.file = source_mod.file;
   x.module = module;
   x.path = dir / file;
@@ -674,21 +686,21 @@ void assess_extract(const Analysis& a, ReachesBack& back, CandidateStatement& c)
   std::sort(x.names.begin(), x.names.end(), [&](const std::string& p, const std::string& q) {
     return facts.definitions[defined.find(p)->second.front()].begin < facts.definitions[defined.find(q)->second.front()].begin;
   });
-  c.bypass.clear();
+  e.bypass.clear();
   for (const ImportAlias& al : st.names)
-    c.bypass.push_back({al.bound_name(true), written_module(a, fa.module, st, module), al.name});
+    e.bypass.push_back({al.bound_name(true), written_module(a, fa.module, st, module), al.name});
   const double stmt = statement_lines(st);
   const double written = static_cast<double>(2 * lines + x.imports.size() + 3 + 1);
   const double penalties = kCostNewModule + (sa.source.is_package ? kCostPackageInit : 0.0) +
                            (fa.source.is_package ? kCostPackageInit : 0.0);
   const std::string pin = c.reason.substr(0, c.reason.find("; no "));
-  c.cuttable = true;
-  c.strategy = Strategy::Extract;
-  c.cost = kCostPerStatementLine * (written + stmt + 1) + penalties;
-  c.cost_terms = number(static_cast<double>(2 * lines)) + " (lines moved) + " +
+  e.cuttable = true;
+  e.strategy = Strategy::Extract;
+  e.cost = kCostPerStatementLine * (written + stmt + 1) + penalties;
+  e.cost_terms = number(static_cast<double>(2 * lines)) + " (lines moved) + " +
                  number(static_cast<double>(x.imports.size() + 4)) + " (imports and header written) + " +
                  number(stmt + 1) + " (statement rewritten) + " + number(kCostNewModule) + " (new module)";
-  if (sa.source.is_package || fa.source.is_package) c.cost_terms += " + package __init__";
+  if (sa.source.is_package || fa.source.is_package) e.cost_terms += " + package __init__";
   std::vector<std::string> quoted;
   for (const std::string& n : x.names) quoted.push_back("`" + n + "`");
   bool code = false;
@@ -696,13 +708,14 @@ void assess_extract(const Analysis& a, ReachesBack& back, CandidateStatement& c)
     const Definition::Kind k = facts.definitions[defined.find(n)->second.front()].kind;
     code = code || k == Definition::Kind::Class || k == Definition::Kind::Function;
   }
-  c.how = "extract module: " + pin + "; " + join(quoted, ", ") + (quoted.size() == 1 ? " moves" : " move") +
+  e.how = "extract module: " + pin + "; " + join(quoted, ", ") + (quoted.size() == 1 ? " moves" : " move") +
           " from " + mname + " to a new module " + module + ", which imports no module of the loop; " + mname +
           " imports " + (quoted.size() == 1 ? "it" : "them") + " back from there" +
           (code ? " (a moved class or function gets " + module + " as its __module__)" : "");
-  c.reason.clear();
-  c.functions.clear();
-  c.type_checking.clear();
+  e.reason.clear();
+  e.functions.clear();
+  e.type_checking.clear();
+  return e;
 }
 
 // Late binding (--only-failing): `from X import n` -> `from <parent of X> import
@@ -1427,6 +1440,10 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     return std::make_tuple(a.files[x.first].source.display, a.files[x.first].facts.imports[x.second].line, x.second) <
            std::make_tuple(a.files[y.first].source.display, a.files[y.first].facts.imports[y.second].line, y.second);
   });
+  // Pinned statements that an extraction could cut: offered only for the loops
+  // nothing else breaks (below), as the last resort it is for a reviewer.
+  std::vector<std::pair<std::size_t, CandidateStatement>> extractions;
+  std::vector<std::pair<std::size_t, std::string>> extraction_refusals;
   for (auto k : keys) {
     CandidateStatement c;
     c.file = k.first;
@@ -1434,7 +1451,9 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
     assess(a, pins, needs, runtime, options, c);
     assess_bypass(a, back, c);
-    assess_extract(a, back, c);
+    std::string refusal;
+    if (auto e = extraction_of(a, back, c, &refusal)) extractions.emplace_back(plan.candidates.size(), std::move(*e));
+    else if (!refusal.empty()) extraction_refusals.emplace_back(plan.candidates.size(), std::move(refusal));
     assess_lazy(a, options, c);
     if (options.only_failing) assess_late_binding(a, c);
     index[k] = static_cast<int>(plan.candidates.size());
@@ -1457,6 +1476,33 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     ie.statements.erase(std::unique(ie.statements.begin(), ie.statements.end()), ie.statements.end());
     inst.edges.push_back(std::move(ie));
   }
+  // Extraction, for the loops nothing else breaks: the statements on their
+  // edges that an extraction could cut become cuttable (at their cost), and
+  // the caller solves again. False when there is none to offer.
+  auto offer_extractions = [&]() -> bool {
+    if (plan.unbreakable_loops.empty() || !options.extract) return false;
+    std::set<std::pair<ModuleId, ModuleId>> on_loops;
+    for (const auto& loop : plan.unbreakable_loops)
+      for (std::size_t i = 0; i < loop.size(); ++i) on_loops.insert({loop[i], loop[(i + 1) % loop.size()]});
+    auto on = [&](const CandidateStatement& c) {
+      const ModuleId from = a.files[c.file].module;
+      return std::any_of(c.targets.begin(), c.targets.end(), [&](ModuleId t) { return on_loops.count({from, t}) > 0; });
+    };
+    for (auto& [i, why] : extraction_refusals)
+      if (on(plan.candidates[i]) && !why.empty()) {
+        plan.candidates[i].reason += "; no extraction: " + why;
+        why.clear();
+      }
+    bool any = false;
+    for (auto& [i, e] : extractions) {
+      if (plan.candidates[i].cuttable || !on(e)) continue;
+      plan.candidates[i] = e;
+      inst.statement_cost[i] = e.cost;
+      inst.statement_cuttable[i] = true;
+      any = true;
+    }
+    return any;
+  };
   profile_stage("plan/solve");
   // One resolver and event cache for every simulation below: the guard's rounds
   // and single-entry checks, --only-failing's trials (on the 50,000-file
@@ -1517,6 +1563,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
     };
     solve();
+    if (offer_extractions()) solve();
     pins_owned.reset();
     assessors.reset();
     if (options.release_uses) {

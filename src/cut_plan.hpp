@@ -50,6 +50,10 @@ struct PlanOptions {
   // name this module defines below it may move below that definition
   // (Strategy::MoveBelow). Linters flag it (E402), so only when asked.
   bool allow_late_imports = false;
+  // --no-extract turns this off: a loop that nothing else breaks may be broken
+  // by moving definitions into a new module (Strategy::Extract; not with
+  // --only-failing yet).
+  bool extract = true;
   // Called once, without --only-failing, when the candidates are assessed and
   // before the guard simulates, with the files whose name uses the plan and the
   // rewrite still read (1: keep; those holding a candidate statement). The main

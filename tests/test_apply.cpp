@@ -80,6 +80,26 @@ TEST(Apply, WritesAtomicallyKeepingMode) {
   EXPECT_EQ(t.temporaries(), 0);
 }
 
+TEST(Apply, CreatesANewFileButNeverReplacesOne) {
+  Tree t;
+  fs::create_directories(t.root / "pkg");
+  const FileWrite created{t.root / "pkg/_m_defs.py", "pkg/_m_defs.py", "", "LIMIT = 10\n", true};
+  ApplyOutcome out = apply_writes({created}, {allowed_roots({t.root.string()}), {}});
+  EXPECT_TRUE(out.errors.empty());
+  EXPECT_EQ(out.written, std::vector<std::string>{"pkg/_m_defs.py"});
+  EXPECT_EQ(slurp(created.path), "LIMIT = 10\n");
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  EXPECT_EQ(static_cast<mode_t>(fs::status(created.path).permissions()), 0666 & ~mask);
+  // Something appeared at the name since the plan: it is kept, and said.
+  spit(created.path, "# someone else's\n");
+  out = apply_writes({created}, {});
+  ASSERT_EQ(out.errors.size(), 1u);
+  EXPECT_EQ(out.errors[0], "pkg/_m_defs.py: already exists; not created");
+  EXPECT_EQ(slurp(created.path), "# someone else's\n");
+  EXPECT_EQ(t.temporaries(), 0);
+}
+
 TEST(ApplyFault, ReadOnlyFileIsNotWritten) {
   Tree t;
   FileWrite ro = t.change("pkg/ro.py", kOld, kNew);

@@ -1,0 +1,7 @@
+from p.a import LIMIT
+
+DEFAULT = [0] * LIMIT
+
+
+def make_registry():
+    return {"size": LIMIT}

@@ -1,0 +1,7 @@
+from .core import Point
+
+ORIGIN = Point()
+
+
+def make_canvas():
+    return [ORIGIN]

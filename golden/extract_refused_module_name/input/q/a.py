@@ -1,0 +1,4 @@
+from q import b
+
+TAG = __name__.upper()
+VALUE = b.SEED

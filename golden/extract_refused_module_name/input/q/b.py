@@ -1,0 +1,3 @@
+from q.a import TAG
+
+SEED = len(TAG)

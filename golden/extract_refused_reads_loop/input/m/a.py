@@ -1,0 +1,3 @@
+from m import b
+
+LIMIT = b.BASE + 1

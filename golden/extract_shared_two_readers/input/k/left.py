@@ -1,0 +1,3 @@
+from k.base import DEFAULT
+
+WIDTH = DEFAULT + 1

@@ -1,0 +1,3 @@
+from k.base import clamp
+
+WIDTH = clamp(None)
