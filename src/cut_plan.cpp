@@ -290,8 +290,11 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
 // closing a loop, whatever else the plan cuts.
 class ReachesBack {
  public:
-  explicit ReachesBack(const Analysis& a) : a_(a), in_(a.modules.size()) {
-    for (const ImportEdge& e : a.graph.edges()) in_[e.to].push_back(e.from);
+  // `removed`: edges left out (those a plan's cuts remove).
+  explicit ReachesBack(const Analysis& a, const std::function<bool(const ImportEdge&)>& removed = {})
+      : a_(a), in_(a.modules.size()) {
+    for (const ImportEdge& e : a.graph.edges())
+      if (!removed || !removed(e)) in_[e.to].push_back(e.from);
   }
   const std::vector<char>& of(ModuleId m) {
     auto& slot = memo_[m];
@@ -571,7 +574,8 @@ std::optional<CandidateStatement> extraction_of(const Analysis& a, ReachesBack& 
       return refuse(source_mod.name + " has a star import (line " + std::to_string(other.line) +
                     "): its names are not known");
   const SourceText text = read_source(sa.source.path);
-  if (!text.ok || std::hash<std::string_view>{}(text.bytes) != sa.content_hash)
+  if (!text.ok) return std::nullopt;  // an analysis of sources in memory: nothing to move
+  if (std::hash<std::string_view>{}(text.bytes) != sa.content_hash)
     return refuse(sa.source.display + " changed since it was read");
   const std::string_view s = text.bytes;
 
@@ -1479,15 +1483,23 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   // Extraction, for the loops nothing else breaks: the statements on their
   // edges that an extraction could cut become cuttable (at their cost), and
   // the caller solves again. False when there is none to offer.
+  // The (from, to) module pairs of the plan's unbreakable loops.
+  using ModuleEdges = std::set<std::pair<ModuleId, ModuleId>>;
+  auto unbreakable_edges = [&] {
+    ModuleEdges out;
+    for (const auto& loop : plan.unbreakable_loops)
+      for (std::size_t i = 0; i < loop.size(); ++i) out.insert({loop[i], loop[(i + 1) % loop.size()]});
+    return out;
+  };
+  // Whether the statement makes one of `edges`.
+  auto makes_edge = [&](const CandidateStatement& c, const ModuleEdges& edges) {
+    const ModuleId from = a.files[c.file].module;
+    return std::any_of(c.targets.begin(), c.targets.end(), [&](ModuleId t) { return edges.count({from, t}) > 0; });
+  };
   auto offer_extractions = [&]() -> bool {
     if (plan.unbreakable_loops.empty() || !options.extract) return false;
-    std::set<std::pair<ModuleId, ModuleId>> on_loops;
-    for (const auto& loop : plan.unbreakable_loops)
-      for (std::size_t i = 0; i < loop.size(); ++i) on_loops.insert({loop[i], loop[(i + 1) % loop.size()]});
-    auto on = [&](const CandidateStatement& c) {
-      const ModuleId from = a.files[c.file].module;
-      return std::any_of(c.targets.begin(), c.targets.end(), [&](ModuleId t) { return on_loops.count({from, t}) > 0; });
-    };
+    const ModuleEdges on_loops = unbreakable_edges();
+    auto on = [&](const CandidateStatement& c) { return makes_edge(c, on_loops); };
     for (auto& [i, why] : extraction_refusals)
       if (on(plan.candidates[i]) && !why.empty()) {
         plan.candidates[i].reason += "; no extraction: " + why;
@@ -1503,6 +1515,48 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     }
     return any;
   };
+  // An extraction removes edges that made a bypass unsafe (the defining module
+  // reached the importer back through the moved definitions' readers): the
+  // pinned statements of loops still unbreakable are assessed again against
+  // the graph without the plan's cut edges, and a bypass that is now safe is
+  // added to the cuts (not to the solver's instance: it is safe only with the
+  // cuts made, so a later re-solve by the guard drops it).
+  auto bypass_after_extractions = [&] {
+    if (plan.unbreakable_loops.empty()) return;
+    std::set<int> cut(plan.cuts.begin(), plan.cuts.end());
+    ReachesBack after(a, [&](const ImportEdge& e) {
+      for (const StatementRef& st : e.statements) {
+        auto it = index.find({st.file, st.import});
+        if (it == index.end() || !cut.count(it->second) || keeps_edge(plan.candidates[it->second].strategy))
+          return false;
+      }
+      return true;
+    });
+    const ModuleEdges on_loops = unbreakable_edges();
+    bool added = false;
+    for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
+      CandidateStatement& c = plan.candidates[i];
+      if (c.cuttable || !makes_edge(c, on_loops)) continue;
+      CandidateStatement t = c;
+      t.reason = t.reason.substr(0, t.reason.find("; no "));
+      assess_bypass(a, after, t);
+      if (!t.cuttable) continue;
+      t.how += " (once the extractions above are made)";
+      c = std::move(t);
+      plan.cuts.push_back(static_cast<int>(i));
+      plan.cost += c.cost;
+      added = true;
+    }
+    if (!added) return;
+    std::sort(plan.cuts.begin(), plan.cuts.end());
+    plan.optimal = false;
+    std::erase_if(plan.unbreakable_loops, [&](const std::vector<ModuleId>& loop) {
+      ModuleEdges edges;
+      for (std::size_t i = 0; i < loop.size(); ++i) edges.insert({loop[i], loop[(i + 1) % loop.size()]});
+      return std::any_of(plan.cuts.begin(), plan.cuts.end(),
+                         [&](int i) { return makes_edge(plan.candidates[i], edges); });
+    });
+  };
   profile_stage("plan/solve");
   // One resolver and event cache for every simulation below: the guard's rounds
   // and single-entry checks, --only-failing's trials (on the 50,000-file
@@ -1514,36 +1568,47 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     // points can make others fail (on SymPy the first plan made all 1,472
     // normal entries fail). Each re-solve starts from the candidates as
     // assessed, keeping only the guard's pins.
-    const std::vector<CandidateStatement> assessed = plan.candidates;
+    std::vector<CandidateStatement> assessed = plan.candidates;
     auto solve = [&] {
       for (std::size_t i = 0; i < plan.candidates.size(); ++i)
         if (plan.candidates[i].cuttable) plan.candidates[i] = assessed[i];
       plan.cuts.clear();
       plan_only_failing(a, *tables, inst, options, skipped, plan);
     };
-    solve();
-    if (options.guard) guard_working_imports(a, *tables, options.before, solve, inst, plan);
-    const std::vector<int> before_split = plan.cuts;
-    split_failing_statements(a, *tables, pins, needs, runtime, options, skipped, plan);
-    if (options.allow_late_imports) move_below_statements(a, *tables, pins, options, skipped, plan);
-    if (plan.cuts != before_split || options.allow_late_imports) {
-      // The counts, and the unbreakable loops, after the splits.
-      const BothModes both = simulate_both(a, *tables, deferred_of(plan, plan.cuts));
-      FailingCounts failing, uncertain;
-      std::set<std::vector<ModuleId>> still;
-      for (const SimulationResult* r : {&both.normal, &both.bare})
-        for (const EntryPrediction& e : r->entries) {
-          if (!e.fails || !e.circular) continue;
-          const ModuleId at_fault = e.partial ? *e.partial : e.chain.empty() ? e.module : e.chain.back().module;
-          if (skipped[at_fault]) continue;
-          (r->mode == EntryMode::Normal ? failing.normal : failing.bare)++;
-          if (e.uncertain) (r->mode == EntryMode::Normal ? uncertain.normal : uncertain.bare)++;
-          else still.insert(failure_loop(e));
-        }
-      plan.failing_after = failing;
-      plan.uncertain_after = uncertain;
-      std::erase_if(plan.unbreakable_loops, [&](const std::vector<ModuleId>& l) { return !still.count(l); });
-      plan.optimal = false;
+    auto run = [&] {
+      solve();
+      if (options.guard) guard_working_imports(a, *tables, options.before, solve, inst, plan);
+      const std::vector<int> before_split = plan.cuts;
+      split_failing_statements(a, *tables, pins, needs, runtime, options, skipped, plan);
+      if (options.allow_late_imports) move_below_statements(a, *tables, pins, options, skipped, plan);
+      if (plan.cuts != before_split || options.allow_late_imports) {
+        // The counts, and the unbreakable loops, after the splits.
+        const BothModes both = simulate_both(a, *tables, deferred_of(plan, plan.cuts));
+        FailingCounts failing, uncertain;
+        std::set<std::vector<ModuleId>> still;
+        for (const SimulationResult* r : {&both.normal, &both.bare})
+          for (const EntryPrediction& e : r->entries) {
+            if (!e.fails || !e.circular) continue;
+            const ModuleId at_fault = e.partial ? *e.partial : e.chain.empty() ? e.module : e.chain.back().module;
+            if (skipped[at_fault]) continue;
+            (r->mode == EntryMode::Normal ? failing.normal : failing.bare)++;
+            if (e.uncertain) (r->mode == EntryMode::Normal ? uncertain.normal : uncertain.bare)++;
+            else still.insert(failure_loop(e));
+          }
+        plan.failing_after = failing;
+        plan.uncertain_after = uncertain;
+        std::erase_if(plan.unbreakable_loops, [&](const std::vector<ModuleId>& l) { return !still.count(l); });
+        plan.optimal = false;
+      }
+    };
+    run();
+    // Failing loops that no deferral, split, late binding or move below fixes:
+    // extraction is offered for their statements, and the whole plan is made again.
+    if (offer_extractions()) {
+      for (const auto& [i, e] : extractions)
+        if (plan.candidates[i].strategy == Strategy::Extract) assessed[i] = e;
+      plan.not_moved_below.clear();
+      run();
     }
   } else {
     CutOptions co;
@@ -1563,7 +1628,10 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
     };
     solve();
-    if (offer_extractions()) solve();
+    if (offer_extractions()) {
+      solve();
+      bypass_after_extractions();
+    }
     pins_owned.reset();
     assessors.reset();
     if (options.release_uses) {

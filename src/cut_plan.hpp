@@ -51,8 +51,7 @@ struct PlanOptions {
   // (Strategy::MoveBelow). Linters flag it (E402), so only when asked.
   bool allow_late_imports = false;
   // --no-extract turns this off: a loop that nothing else breaks may be broken
-  // by moving definitions into a new module (Strategy::Extract; not with
-  // --only-failing yet).
+  // by moving definitions into a new module (Strategy::Extract).
   bool extract = true;
   // Called once, without --only-failing, when the candidates are assessed and
   // before the guard simulates, with the files whose name uses the plan and the
