@@ -148,6 +148,13 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
 
   std::size_t functions = 0, local_imports = 0, tc = 0, hoisted = 0;
   nlohmann::json files = nlohmann::json::array();
+  const bool print_diff = (f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout;
+  std::size_t next_created = 0;
+  auto print_created = [&](const CreatedFile& c) {
+    if (print_diff) std::cout << new_file_diff(c.text, c.display);
+  };
+  for (const CreatedFile& c : rw.created)
+    files.push_back({{"file", c.display}, {"created", true}, {"module", c.module}, {"cuts", 0}});
   for (const FileRewrite& fr : rw.files) {
     functions += fr.functions;
     local_imports += fr.local_imports;
@@ -158,14 +165,12 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
                      {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
                      {"quoted_annotations", fr.quoted_annotations}, {"lazy_hoists", fr.lazy_hoists},
                      {"hoisted_imports", fr.hoisted_imports}});
-    if ((f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout)
-      std::cout << unified_diff(fr.before, fr.after, display);
+    // A new module's diff goes where its path sorts, as git orders a diff.
+    for (; next_created < rw.created.size() && rw.created[next_created].display < display; ++next_created)
+      print_created(rw.created[next_created]);
+    if (print_diff) std::cout << unified_diff(fr.before, fr.after, display);
   }
-  for (const CreatedFile& c : rw.created) {
-    files.push_back({{"file", c.display}, {"created", true}, {"module", c.module}, {"cuts", 0}});
-    if ((f.diff || (!f.apply && !f.check)) && f.split_by.empty() && !report_on_stdout)
-      std::cout << new_file_diff(c.text, c.display);
-  }
+  for (; next_created < rw.created.size(); ++next_created) print_created(rw.created[next_created]);
   progress.phase("re-analyse");
   const auto& [normal_before, bare_before] = before_sim;
   // Below, only --check's findings, the CI formats and split patches read the

@@ -722,6 +722,13 @@ std::string html_page(const Analysis& a, const CycleReport& cycles, const CutPla
       diff += highlight_diff(one);
       ++files;
     }
+    for (const CreatedFile& nf : rw.created) {  // with the component of its first reader
+      if (comp_of_file(plan.candidates[nf.cuts.front()].file) != static_cast<int>(i)) continue;
+      std::string one = new_file_diff(nf.text, nf.display);
+      lines += static_cast<std::size_t>(std::count(one.begin(), one.end(), '\n'));
+      diff += highlight_diff(one);
+      ++files;
+    }
     if (files)
       h += std::string("<details class=\"diff\"") + (lines <= 400 ? " open" : "") + "><summary>Diff (" +
            std::to_string(files) + " file(s), " + std::to_string(lines) + " lines)</summary>\n<pre class=\"diff\">" +

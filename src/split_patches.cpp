@@ -130,6 +130,8 @@ PatchSplit split_patches(const Analysis& a, const CycleReport& r, const CutPlan&
     // agree for all cuts of a file; the check keeps the rule honest if a key
     // ever depends on the cut itself.
     std::vector<GroupKey> keys;
+    // A file that definitions moved out of goes with the importer they moved for.
+    for (int c : fr.extracted_for) keys.push_back(key_of(a, r, a.files[plan.candidates[c].file], by, owners));
     for (int c : fr.cuts) keys.push_back(key_of(a, r, a.files[plan.candidates[c].file], by, owners));
     if (keys.empty()) keys.push_back(key_of(a, r, fa, by, owners));
     PatchGroup& g = groups[keys.front().name];
@@ -144,6 +146,20 @@ PatchSplit split_patches(const Analysis& a, const CycleReport& r, const CutPlan&
     if (!others.empty())
       g.notes.push_back(code(fa.source.display) + " also has cuts for " + join(others, ", ") +
                         "; the whole file is in this patch (the changes of one file go into one patch)");
+  }
+  for (std::size_t i = 0; i < rw.created.size(); ++i) {
+    const CreatedFile& nf = rw.created[i];
+    const GroupKey k = key_of(a, r, a.files[plan.candidates[nf.cuts.front()].file], by, owners);
+    PatchGroup& g = groups[k.name];
+    g.name = k.name;
+    stems.emplace(g.name, k.stem);
+    g.created.push_back(i);
+    for (int c : nf.cuts) {
+      const GroupKey other = key_of(a, r, a.files[plan.candidates[c].file], by, owners);
+      if (other.name != k.name)
+        groups[other.name].notes.push_back("needs " + code(nf.display) + ", which the patch for " + k.name +
+                                           " creates: apply that one first");
+    }
   }
   std::set<std::string> used = {"index"};
   for (auto& [name, g] : groups) {
@@ -164,11 +180,17 @@ PatchSplit split_patches(const Analysis& a, const CycleReport& r, const CutPlan&
 }
 
 std::string group_patch(const Analysis& a, const RewriteResult& rw, const PatchGroup& g) {
-  std::string out;
+  // By path, new modules among the changed files, as the unsplit diff has them.
+  std::vector<std::pair<std::string, std::string>> parts;
   for (std::size_t i : g.files) {
     const FileRewrite& fr = rw.files[i];
-    out += unified_diff(fr.before, fr.after, a.files[fr.file].source.display);
+    const std::string& display = a.files[fr.file].source.display;
+    parts.emplace_back(display, unified_diff(fr.before, fr.after, display));
   }
+  for (std::size_t i : g.created) parts.emplace_back(rw.created[i].display, new_file_diff(rw.created[i].text, rw.created[i].display));
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::string out;
+  for (const auto& [display, diff] : parts) out += diff;
   return out;
 }
 
@@ -215,10 +237,15 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
   for (int c : g.cuts) ++by_strategy[plan.candidates[c].strategy];
   std::vector<std::string> parts;
   for (const auto& [strategy, n] : by_strategy) parts.push_back(strategy_summary(strategy, n));
+  const bool depends = std::any_of(g.notes.begin(), g.notes.end(), [](const std::string& n) { return n.starts_with("needs "); });
   md << "This patch changes " << plural(g.cuts.size(), "import statement", "import statements") << " in "
-     << plural(g.files.size(), "file", "files") << ": " << join(parts, "; ") << " ("
+     << plural(g.files.size(), "file", "files")
+     << (g.created.empty() ? "" : " and creates " + plural(g.created.size(), "new module", "new modules")) << ": "
+     << join(parts, "; ") << " ("
      << "`cyclefix --split-by " << to_string(split.by) << "`, patch " << (gi + 1) << " of " << split.groups.size()
-     << "). It applies on its own to a clean tree, in any order with the other patches.\n";
+     << ")."
+     << (depends ? " It applies after the patch that creates the module it needs (see Notes).\n"
+                 : " It applies on its own to a clean tree, in any order with the other patches.\n");
   if (split.by == SplitBy::Owner && !split.codeowners.empty())
     md << "Owners from " << code(split.codeowners) << ".\n";
 
@@ -398,6 +425,7 @@ nlohmann::json split_json(const fs::path& dir, const Analysis& a, const RewriteR
   for (const auto& g : split.groups) {
     nlohmann::json files = nlohmann::json::array();
     for (std::size_t i : g.files) files.push_back(a.files[rw.files[i].file].source.display);
+    for (std::size_t i : g.created) files.push_back(rw.created[i].display);
     out.push_back({{"group", g.name},
                    {"diff", (dir / (g.stem + ".diff")).string()},
                    {"summary", (dir / (g.stem + ".md")).string()},

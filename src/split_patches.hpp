@@ -30,6 +30,10 @@ struct PatchGroup {
   std::string stem;  // file name without extension: unique, [A-Za-z0-9._+-] only, never "index"
   std::vector<std::size_t> files;  // indexes into RewriteResult::files, in its order
   std::vector<int> cuts;           // candidates applied in those files, sorted
+  // New modules (indexes into RewriteResult::created) this patch creates: an
+  // extraction's goes with the importer of its first cut, and the defining
+  // file's change goes to that importer's patch too.
+  std::vector<std::size_t> created;
   std::vector<std::size_t> components;  // indexes into CycleReport::components its cuts break loops of
   // Files some of whose cuts belong to another group: the whole file is here
   // (the group of its first cut), and this says which groups were passed over.

@@ -100,20 +100,24 @@ std::map<std::string, std::string> tree_of(const fs::path& root) {
 }
 
 // The per-file sections of a unified diff, by path.
+// A new file's section starts `--- /dev/null` and is named by its `+++ b/` line.
 std::map<std::string, std::string> file_diffs(const std::string& diff) {
   std::map<std::string, std::string> out;
-  std::size_t at = 0;
-  while ((at = diff.find("--- a/", at)) != std::string::npos) {
-    if (at != 0 && diff[at - 1] != '\n') {
-      ++at;
-      continue;
-    }
-    std::size_t end = at + 1;
-    while ((end = diff.find("--- a/", end)) != std::string::npos && diff[end - 1] != '\n') ++end;
-    if (end == std::string::npos) end = diff.size();
-    std::string block = diff.substr(at, end - at);
-    std::string path = block.substr(6, block.find('\n') - 6);
-    out[path] = block;
+  auto header = [&](std::size_t from) {
+    std::size_t best = std::string::npos;
+    for (const char* h : {"--- a/", "--- /dev/null\n"})
+      for (std::size_t p = from; (p = diff.find(h, p)) != std::string::npos; ++p)
+        if (p == 0 || diff[p - 1] == '\n') {
+          best = std::min(best, p);
+          break;
+        }
+    return best;
+  };
+  for (std::size_t at = header(0); at != std::string::npos;) {
+    std::size_t end = header(at + 1);
+    std::string block = diff.substr(at, (end == std::string::npos ? diff.size() : end) - at);
+    std::size_t name = block.starts_with("--- a/") ? 6 : block.find("+++ b/") + 6;
+    out[block.substr(name, block.find('\n', name) - name)] = block;
     at = end;
   }
   return out;
@@ -382,6 +386,25 @@ TEST(SplitPatchesCli, LoopsAMoveBelowFixesAreNotListedAsBroken) {
             std::string::npos)
       << md;
   fs::remove_all(out);
+}
+
+TEST(SplitPatchesCli, AnExtractionsNewModuleGoesWithItsReader) {
+  fs::path tree = fresh_dir("cyclefix_split_extract/tree");
+  for (const char* c : {"extract_basic", "extract_closure_relative", "extract_shared_two_readers"})
+    for (const auto& e : fs::directory_iterator(fs::path(CYCLEFIX_SOURCE_DIR) / "golden" / c / "input"))
+      fs::copy(e.path(), tree / e.path().filename(), fs::copy_options::recursive);
+  CliResult whole = run_main(tree, ".");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  EXPECT_NE(whole.err.find("and 3 new module(s)"), std::string::npos) << whole.err;
+  ASSERT_EQ(file_diffs(whole.out).size(), 10u) << whole.out;  // 7 changed files, 3 new modules
+  fs::path out = tree.parent_path() / "out";
+  CliResult split = run_main(tree, ". --split-by package --out-dir ../out");
+  ASSERT_EQ(split.status, 0) << split.err;
+  // Each patch holds its package's new module: it applies alone.
+  EXPECT_NE(slurp(out / "shapes.diff").find("--- /dev/null\n+++ b/shapes/_core_defs.py\n"), std::string::npos);
+  EXPECT_NE(slurp(out / "k.md").find("in 3 files and creates 1 new module"), std::string::npos) << slurp(out / "k.md");
+  expect_patches_compose(tree, out, whole.out, 3);
+  fs::remove_all(tree.parent_path());
 }
 
 TEST(SplitPatchesCli, ByPackageEachAppliesAloneAndTogetherTheyAreTheDiff) {
