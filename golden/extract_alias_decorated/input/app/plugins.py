@@ -1,0 +1,7 @@
+from app.hooks import once as run_once  # the shared hook
+
+FIRST = run_once("first")
+
+
+def collect():
+    return [FIRST]

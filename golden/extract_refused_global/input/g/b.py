@@ -1,0 +1,3 @@
+from g.a import COUNT
+
+USERS = [COUNT]
