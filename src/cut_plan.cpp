@@ -342,6 +342,18 @@ bool safe_origin(const Analysis& a, ModuleId importer, const OriginHop& hop, Rea
     *why = "'" + hop.module + "' is " + (hop.module == self ? "the module itself" : "its own package");
     return false;
   }
+  if (submodule) {
+    // `from pkg import sub` reads the package's attribute first: a package that
+    // binds `sub` itself (SQLAlchemy's orm: `mapper = public_factory(...)`)
+    // gives that object, not the submodule.
+    if (auto pkg = a.modules.find(hop.module); pkg && a.modules[*pkg].file >= 0)
+      for (const Definition& d : a.files[static_cast<std::size_t>(a.modules[*pkg].file)].facts.definitions)
+        if (d.name == hop.name && d.kind != Definition::Kind::Import) {
+          *why = "'" + hop.module + "' binds '" + hop.name + "' itself (line " + std::to_string(d.line) +
+                 "), which `from " + hop.module + " import " + hop.name + "` would give instead of the submodule";
+          return false;
+        }
+  }
   const std::vector<char>& reaches = back.of(importer);
   std::vector<std::string> executed;
   for (std::size_t end = 0; end != std::string::npos;) {
@@ -607,6 +619,9 @@ std::optional<CandidateStatement> extraction_of(const Analysis& a, ReachesBack& 
                     source_mod.name);
     const Definition& d = facts.definitions[static_cast<std::size_t>(it->second.front())];
     if (global_decls.count(name)) return refuse("a function of " + source_mod.name + " rebinds '" + std::string(name) + "' (global)");
+    if (d.kind == Definition::Kind::Import && std::any_of(st.names.begin(), st.names.end(),
+                                                          [&](const ImportAlias& al) { return al.name == name; }))
+      return refuse("'" + std::string(name) + "' is imported by " + source_mod.name + " (a re-export: nothing to move)");
     if (d.kind == Definition::Kind::Import) {
       // Read by moved code: the new module imports it too.
       auto imp = std::find_if(facts.imports.begin(), facts.imports.end(),

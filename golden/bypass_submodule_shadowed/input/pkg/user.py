@@ -1,0 +1,3 @@
+from pkg import impllib
+
+KIND = impllib.Thing
