@@ -29,6 +29,31 @@
 
 namespace cyclefix {
 
+namespace {
+
+// `text` filled into lines of at most `width` characters (a word longer than
+// that gets a line of its own), each ending in `nl`.
+std::string fill_lines(std::string_view text, std::size_t width, const std::string& nl) {
+  std::string out, line;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
+    if (word.empty()) continue;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + nl;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + std::string(word);
+  }
+  return line.empty() ? out : out + line + nl;
+}
+
+// Docstring lines (black's limit, less the quotes a first line carries).
+constexpr std::size_t kDocstringWidth = 79;
+
+}  // namespace
+
 bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan& plan, const std::vector<int>& cuts,
                     std::string_view s, std::vector<Edit>& edits, CreatedFile& created, std::string* error) {
   const Extraction& first = plan.candidates[cuts.front()].extract;
@@ -54,7 +79,6 @@ bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan&
   for (std::size_t i = 0; i < quoted.size(); ++i) listed += (i ? ", " : "") + quoted[i];
 
   // The new module.
-  std::string out = "\"\"\"Moved here from " + from + " by cyclefix: " + listed + "." + nl + nl;
   const std::vector<std::vector<ModuleId>> loops = loops_through(a, cycles, plan.candidates[cuts.front()]);
   std::string loop;
   for (ModuleId m : loops.empty() ? std::vector<ModuleId>{} : loops.front())
@@ -63,9 +87,13 @@ bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan&
   for (int c : cuts) readers.insert(a.modules[a.files[plan.candidates[c].file].module].name);
   std::string who;
   for (const std::string& r : readers) who += (who.empty() ? "" : ", ") + r;
-  out += who + " read" + (readers.size() == 1 ? "s" : "") + (names.size() == 1 ? " it" : " them") +
-         " while " + from + " is still being imported" + (loop.empty() ? "." : ":" + nl + "import cycle " + loop + ".") +
-         nl + "This module imports no module of that loop." + nl + "\"\"\"" + nl;
+  std::string out = "\"\"\"" + fill_lines("Moved here from " + from + " by cyclefix: " + listed + ".", kDocstringWidth, nl) + nl;
+  out += fill_lines(who + " read" + (readers.size() == 1 ? "s" : "") + (names.size() == 1 ? " it" : " them") +
+                        " while " + from + " is still being imported" +
+                        (loop.empty() ? "." : ", on import cycle " + loop + ".") +
+                        " This module imports no module of that loop.",
+                    kDocstringWidth, nl) +
+         "\"\"\"" + nl;
   if (fa.facts.future_annotations) out += nl + "from __future__ import annotations" + nl;
   if (!imports.empty()) {
     out += nl;
