@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "facts.hpp"
+#include "ts.hpp"
 
 using namespace cyclefix;
 
@@ -528,4 +529,23 @@ TEST(FactsModule, MetaclassBasesTestsBecomeGuards) {
   ASSERT_EQ(g.classes.size(), 2u);
   EXPECT_FALSE(g.classes[0].bases_complete);
   EXPECT_FALSE(g.classes[1].bases_complete);
+}
+
+// What an extraction checks a moved definition against (cut_plan.cpp): every
+// name the code could read from its module, never an attribute after a dot or
+// a keyword argument's name.
+TEST(TsIdentifiers, NamesTheCodeReadsButNotAttributesOrKeywords) {
+  bool clean = false;
+  const std::vector<std::string> ids = cyclefix::ts::identifiers(
+      "@functools.wraps(fn)\n"
+      "def f(x, *, key=DEFAULT):\n"
+      "    obj.__name__ = helper(x, name=__name__)\n"
+      "    return [LIMIT for _ in range(2)]\n",
+      &clean);
+  EXPECT_TRUE(clean);
+  const std::vector<std::string> want = {"DEFAULT", "LIMIT", "_", "__name__", "f",   "fn",
+                                         "functools", "helper", "key",    "obj", "range", "x"};
+  EXPECT_EQ(ids, want);
+  cyclefix::ts::identifiers("def f(:\n", &clean);
+  EXPECT_FALSE(clean);
 }
