@@ -19,7 +19,9 @@
 //
 // The re-import goes right after the defining module's last module-level
 // import above the moved code (with the other imports, where linters want it),
-// else where the first moved statement was.
+// else where the first moved statement was. An import of the defining module
+// that only the moved code read is dropped from it when nothing else can read
+// it (unused_after).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -51,6 +53,49 @@ std::string fill_lines(std::string_view text, std::size_t width, const std::stri
 
 // Docstring lines (black's limit, less the quotes a first line carries).
 constexpr std::size_t kDocstringWidth = 79;
+
+// The names of the defining file's import statement `i` that only the moved
+// code read (`read`), which it can drop (ruff would flag them, F401): none
+// read elsewhere in the file, none in its `__all__`, none another module
+// imports from it, and only when nothing binds the module itself elsewhere
+// (`import pkg.m` could read `m.name`), the file's name uses are at hand (it
+// holds a candidate, so the planner kept them) and no cut of the plan
+// rewrites the statement.
+std::vector<std::string> unused_after(const Analysis& a, const CutPlan& plan, int file, int i,
+                                      const std::set<std::string>& read,
+                                      const std::map<std::uint32_t, std::uint32_t>& moved) {
+  const FileAnalysis& fa = a.files[file];
+  const std::string& self = a.modules[fa.module].name;
+  bool uses_kept = false;
+  for (const CandidateStatement& c : plan.candidates) uses_kept = uses_kept || c.file == file;
+  for (int c : plan.cuts)
+    if (plan.candidates[c].file == file && plan.candidates[c].import == i) return {};
+  if (!uses_kept) return {};
+  std::set<std::string> out(read.begin(), read.end());
+  auto inside_moved = [&](std::uint32_t at) {
+    auto it = moved.upper_bound(at);
+    return it != moved.begin() && at < std::prev(it)->second;
+  };
+  for (const NameUse& u : fa.facts.uses)
+    if (!inside_moved(u.begin)) out.erase(std::string(u.name()));
+  if (fa.facts.dunder_all)
+    for (const std::string& n : *fa.facts.dunder_all) out.erase(n);
+  for (const FileAnalysis& other : a.files) {
+    if (out.empty()) break;
+    for (std::size_t k = 0; k < other.facts.imports.size() && k < other.resolved.size(); ++k) {
+      const ImportStatement& st = other.facts.imports[k];
+      const ResolvedImport& r = other.resolved[k];
+      if (st.is_from && r.absolute_module == self) {
+        if (st.star) return {};
+        for (const ImportAlias& al : st.names) out.erase(al.name);
+        continue;
+      }
+      for (const ImportTarget& t : r.targets)
+        if (t.module == fa.module) return {};  // binds the module: its attributes may be read
+    }
+  }
+  return std::vector<std::string>(out.begin(), out.end());
+}
 
 }  // namespace
 
@@ -145,6 +190,11 @@ bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan&
   for (auto [b, e] : statements)
     edits.push_back({b, e - b, !above && b == first_begin ? back : std::string()});
   if (above) edits.push_back({text::next_line(s, above->stmt_end), 0, back});
+  for (const auto& [i, read] : imports) {
+    std::vector<std::string> unused = unused_after(a, plan, first.file, i, read, statements);
+    if (!unused.empty())
+      edits.push_back(statement_removal(s, fa.facts.imports[static_cast<std::size_t>(i)], unused));
+  }
   return true;
 }
 

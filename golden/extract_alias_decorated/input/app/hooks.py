@@ -9,4 +9,8 @@ def once(name):
     return name.upper()
 
 
+def cached(fn):
+    return functools.cache(fn)
+
+
 HOOKS = plugins.collect()
