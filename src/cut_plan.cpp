@@ -1459,10 +1459,10 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     return std::make_tuple(a.files[x.first].source.display, a.files[x.first].facts.imports[x.second].line, x.second) <
            std::make_tuple(a.files[y.first].source.display, a.files[y.first].facts.imports[y.second].line, y.second);
   });
-  // Pinned statements that an extraction could cut: offered only for the loops
-  // nothing else breaks (below), as the last resort it is for a reviewer.
+  // Pinned statements that an extraction could cut: assessed and offered only
+  // for the loops nothing else breaks (below), as the last resort it is for a
+  // reviewer (an assessment reads the defining file: not for every pin).
   std::vector<std::pair<std::size_t, CandidateStatement>> extractions;
-  std::vector<std::pair<std::size_t, std::string>> extraction_refusals;
   for (auto k : keys) {
     CandidateStatement c;
     c.file = k.first;
@@ -1470,9 +1470,6 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (const ImportTarget& t : a.files[c.file].resolved[c.import].targets) c.targets.push_back(t.module);
     assess(a, pins, needs, runtime, options, c);
     assess_bypass(a, back, c);
-    std::string refusal;
-    if (auto e = extraction_of(a, back, c, &refusal)) extractions.emplace_back(plan.candidates.size(), std::move(*e));
-    else if (!refusal.empty()) extraction_refusals.emplace_back(plan.candidates.size(), std::move(refusal));
     assess_lazy(a, options, c);
     if (options.only_failing) assess_late_binding(a, c);
     index[k] = static_cast<int>(plan.candidates.size());
@@ -1514,15 +1511,16 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   auto offer_extractions = [&]() -> bool {
     if (plan.unbreakable_loops.empty() || !options.extract) return false;
     const ModuleEdges on_loops = unbreakable_edges();
-    auto on = [&](const CandidateStatement& c) { return makes_edge(c, on_loops); };
-    for (auto& [i, why] : extraction_refusals)
-      if (on(plan.candidates[i]) && !why.empty()) {
-        plan.candidates[i].reason += "; no extraction: " + why;
-        why.clear();
-      }
+    extractions.clear();
+    for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
+      CandidateStatement& c = plan.candidates[i];
+      if (c.cuttable || !makes_edge(c, on_loops)) continue;
+      std::string refusal;
+      if (auto e = extraction_of(a, back, c, &refusal)) extractions.emplace_back(i, std::move(*e));
+      else if (!refusal.empty()) c.reason += "; no extraction: " + refusal;
+    }
     bool any = false;
     for (auto& [i, e] : extractions) {
-      if (plan.candidates[i].cuttable || !on(e)) continue;
       plan.candidates[i] = e;
       inst.statement_cost[i] = e.cost;
       inst.statement_cuttable[i] = true;
