@@ -503,7 +503,8 @@ bool moved_statement(std::string_view s, const ModuleFacts& facts, const Definit
   } else if (d.kind == Definition::Kind::Class) {
     auto c = std::find_if(facts.classes.begin(), facts.classes.end(),
                           [&](const ClassInfo& ci) { return ci.qualified_name == d.name && ci.line == d.line; });
-    if (c == facts.classes.end() || !starts("class ")) return *why = "the class '" + d.name + "' is not a plain class statement", false;
+    if (c == facts.classes.end() || !starts("class "))
+      return *why = "the class '" + d.name + "' is not a plain class statement", false;
     for (std::size_t k = 0; k < c->decorators.size(); ++k) {
       if (begin == 0) return *why = "a decorator of '" + d.name + "' is not on a line of its own", false;
       const std::uint32_t prev = text::line_start(s, begin - 1);
@@ -513,17 +514,19 @@ bool moved_statement(std::string_view s, const ModuleFacts& facts, const Definit
   } else {
     return *why = "'" + d.name + "' is imported, not defined", false;
   }
-  if (d.kind != Definition::Kind::Assignment && s[first_line] == ' ')
+  if (d.kind != Definition::Kind::Assignment && text::is_space(s[first_line]))
     return *why = "'" + d.name + "' is defined inside a block", false;
   // Nothing after the statement on its last line but a comment.
   std::uint32_t e = d.end;
   while (e < s.size() && text::is_space(s[e])) ++e;
   if (e < s.size() && s[e] != '\n' && s[e] != '\r' && s[e] != '#')
     return *why = "another statement shares the line of '" + d.name + "'", false;
-  // The comment lines right above it go with it.
+  // The comment lines right above it go with it (not a #! line or an
+  // encoding declaration, which belong to the file).
   while (begin > 0) {
     const std::uint32_t prev = text::line_start(s, begin - 1);
-    if (s[prev] != '#') break;
+    const std::string_view comment = s.substr(prev, begin - prev);
+    if (s[prev] != '#' || comment.starts_with("#!") || comment.find("coding") != std::string_view::npos) break;
     begin = prev;
   }
   out->begin = begin;
