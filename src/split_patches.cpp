@@ -196,6 +196,11 @@ std::string group_patch(const Analysis& a, const RewriteResult& rw, const PatchG
 
 namespace {
 
+// Whether the patch imports a new module another patch creates (its notes say which).
+bool needs_another(const PatchGroup& g) {
+  return std::any_of(g.notes.begin(), g.notes.end(), [](const std::string& n) { return n.starts_with("needs "); });
+}
+
 // "2 deferred, so that they no longer run while the module loads": what a
 // patch's cuts of one strategy do, for its opening sentence.
 std::string strategy_summary(Strategy s, std::size_t n) {
@@ -237,7 +242,7 @@ std::string group_summary(const Analysis& a, const CycleReport& r, const CutPlan
   for (int c : g.cuts) ++by_strategy[plan.candidates[c].strategy];
   std::vector<std::string> parts;
   for (const auto& [strategy, n] : by_strategy) parts.push_back(strategy_summary(strategy, n));
-  const bool depends = std::any_of(g.notes.begin(), g.notes.end(), [](const std::string& n) { return n.starts_with("needs "); });
+  const bool depends = needs_another(g);
   md << "This patch changes " << plural(g.cuts.size(), "import statement", "import statements") << " in "
      << plural(g.files.size(), "file", "files")
      << (g.created.empty() ? "" : " and creates " + plural(g.created.size(), "new module", "new modules")) << ": "
@@ -385,8 +390,13 @@ std::string split_index(const Analysis& a, const CycleReport& r, const CutPlan& 
   std::ostringstream md;
   md << "# cyclefix: " << plural(split.groups.size(), "patch", "patches") << ", split by " << to_string(split.by)
      << "\n\n";
-  md << "Each patch applies on its own to a clean tree, in any order; together they are the whole change "
-        "(`cyclefix` without `--split-by`). Apply one with `git apply NAME.diff` (or `patch -p1 < NAME.diff`) "
+  // A patch whose reader needs another patch's new module (an extraction's)
+  // applies after that one.
+  const bool ordered = std::any_of(split.groups.begin(), split.groups.end(), needs_another);
+  md << (ordered ? "Each patch applies on its own to a clean tree, except one whose notes name a patch to apply "
+                   "first (it imports a module that patch creates); together they are the whole change "
+                 : "Each patch applies on its own to a clean tree, in any order; together they are the whole change ")
+     << "(`cyclefix` without `--split-by`). Apply one with `git apply NAME.diff` (or `patch -p1 < NAME.diff`) "
         "from the directory cyclefix ran in; NAME.md is its pull-request description.\n";
   if (split.by == SplitBy::Owner)
     md << "\nOwners from " << (split.codeowners.empty() ? std::string("(no CODEOWNERS file)") : code(split.codeowners))

@@ -407,6 +407,31 @@ TEST(SplitPatchesCli, AnExtractionsNewModuleGoesWithItsReader) {
   fs::remove_all(tree.parent_path());
 }
 
+TEST(SplitPatchesCli, AReaderInAnotherPatchIsToldToApplyTheCreatorFirst) {
+  fs::path tree = fresh_dir("cyclefix_split_extract_order/tree");
+  put(tree / "lib/__init__.py", "");
+  put(tree / "app1/__init__.py", "");
+  put(tree / "app2/__init__.py", "");
+  put(tree / "lib/core.py", "from app1 import a\nfrom app2 import b\n\nLIMIT = 3\nBOTH = (a.V, b.W)\n");
+  put(tree / "app1/a.py", "from lib.core import LIMIT\n\nV = LIMIT\n");
+  put(tree / "app2/b.py", "from lib.core import LIMIT\n\nW = LIMIT + 1\n");
+  CliResult split = run_main(tree, ". --split-by package --out-dir ../out");
+  ASSERT_EQ(split.status, 0) << split.err;
+  const fs::path out = tree.parent_path() / "out";
+  // The new module and the defining file go with the first reader's patch.
+  const std::string app1 = slurp(out / "app1.diff");
+  EXPECT_NE(app1.find("+++ b/lib/_core_defs.py"), std::string::npos) << app1;
+  EXPECT_NE(app1.find("+++ b/lib/core.py"), std::string::npos) << app1;
+  EXPECT_FALSE(fs::exists(out / "lib.diff"));
+  const std::string app2 = slurp(out / "app2.md");
+  EXPECT_NE(app2.find("needs `lib/_core_defs.py`, which the patch for app1 creates: apply that one first"),
+            std::string::npos)
+      << app2;
+  EXPECT_NE(app2.find("It applies after the patch that creates the module it needs"), std::string::npos) << app2;
+  EXPECT_NE(slurp(out / "index.md").find("except one whose notes name a patch to apply first"), std::string::npos);
+  fs::remove_all(tree.parent_path());
+}
+
 TEST(SplitPatchesCli, ByPackageEachAppliesAloneAndTogetherTheyAreTheDiff) {
   fs::path tree = combined_golden_tree("cyclefix_split_pkg/tree");
   CliResult whole = run_main(tree, ".");
