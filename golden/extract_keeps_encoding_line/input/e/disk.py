@@ -1,0 +1,7 @@
+from e.sizes import BLOCK
+
+SECTOR = BLOCK // 8
+
+
+def count():
+    return 2
