@@ -28,6 +28,7 @@
 
 #include "rewriter.hpp"
 #include "source_text.hpp"
+#include "strings.hpp"
 
 namespace cyclefix {
 
@@ -120,8 +121,7 @@ bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan&
   const std::string nl = text::newline(s);
   std::vector<std::string> quoted;
   for (const std::string& n : names) quoted.push_back("`" + n + "`");
-  std::string listed;
-  for (std::size_t i = 0; i < quoted.size(); ++i) listed += (i ? ", " : "") + quoted[i];
+  const std::string listed = join(quoted, ", ");
 
   // The new module.
   const std::vector<std::vector<ModuleId>> loops = loops_through(a, cycles, plan.candidates[cuts.front()]);
@@ -130,8 +130,7 @@ bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan&
     loop += (loop.empty() ? "" : " -> ") + a.modules[m].name;
   std::set<std::string> readers;
   for (int c : cuts) readers.insert(a.modules[a.files[plan.candidates[c].file].module].name);
-  std::string who;
-  for (const std::string& r : readers) who += (who.empty() ? "" : ", ") + r;
+  const std::string who = join(std::vector<std::string>(readers.begin(), readers.end()), ", ");
   std::string out = "\"\"\"" + fill_lines("Moved here from " + from + " by cyclefix: " + listed + ".", kDocstringWidth, nl) + nl;
   out += fill_lines(who + " read" + (readers.size() == 1 ? "s" : "") + (names.size() == 1 ? " it" : " them") +
                         " while " + from + " is still being imported" +
@@ -176,11 +175,7 @@ bool extract_module(const Analysis& a, const CycleReport& cycles, const CutPlan&
   const bool relative = std::any_of(fa.facts.imports.begin(), fa.facts.imports.end(),
                                     [](const ImportStatement& i) { return i.level > 0; });
   const std::string back = "from " + (relative && first.module.find('.') != std::string::npos ? "." + leaf : first.module) +
-                           " import " + [&] {
-                             std::string l;
-                             for (const std::string& n : names) l += (l.empty() ? "" : ", ") + n;
-                             return l;
-                           }() + nl;
+                           " import " + join(std::vector<std::string>(names.begin(), names.end()), ", ") + nl;
   const std::uint32_t first_begin = statements.begin()->first;
   const ImportStatement* above = nullptr;
   for (const ImportStatement& i : fa.facts.imports)

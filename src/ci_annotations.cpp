@@ -5,16 +5,11 @@
 #include <set>
 
 #include "facts_cache.hpp"
+#include "strings.hpp"
 
 namespace cyclefix {
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 CiFinding failing_entry(const Analysis& a, ModuleId module, const std::vector<const EntryPrediction*>& entries,
                         const std::vector<std::string>& modes) {

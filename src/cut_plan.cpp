@@ -20,6 +20,7 @@
 #include "simulator.hpp"
 #include "source_reader.hpp"
 #include "source_text.hpp"
+#include "strings.hpp"
 #include "ts.hpp"
 
 namespace cyclefix {
@@ -94,12 +95,6 @@ std::string number(double x) {
   std::ostringstream o;
   o << x;
   return o.str();
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 std::string first_line(const std::string& s) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "strings.hpp"
 #include "unified_diff.hpp"
 
 namespace cyclefix {
@@ -19,12 +20,6 @@ std::string first_line(const std::string& s) {
   std::string out = nl == std::string::npos ? s : s.substr(0, nl);
   while (!out.empty() && (out.back() == '\r' || out.back() == ' ' || out.back() == '\\')) out.pop_back();
   return nl == std::string::npos ? out : out + " ...";
-}
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
-  return out;
 }
 
 std::string code(const std::string& s) { return "`" + s + "`"; }
