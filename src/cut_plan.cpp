@@ -475,8 +475,8 @@ void assess_bypass(const Analysis& a, ReachesBack& back, CandidateStatement& c) 
 }
 
 // A statement of the defining file that an extraction moves: its bytes as
-// whole lines (with the comment lines right above it, and its decorators), or
-// "" with `why` set.
+// whole lines, with the comment lines right above it and its decorators
+// (moved_statement: false, with `why`, when it cannot move on its own).
 struct MovedStatement {
   std::uint32_t begin = 0, end = 0;
 };
@@ -664,8 +664,9 @@ std::optional<CandidateStatement> extraction_of(const Analysis& a, ReachesBack& 
   }
   // The new module: `_<stem>_defs` beside M (inside M when M is a package).
   const std::string& mname = source_mod.name;
-  const std::string parent = source_mod.is_package ? mname : mname.substr(0, mname.rfind('.') == std::string::npos ? 0 : mname.rfind('.'));
-  std::string stem = mname.substr(mname.rfind('.') == std::string::npos ? 0 : mname.rfind('.') + 1);
+  const std::size_t dot = mname.rfind('.');
+  const std::string parent = source_mod.is_package ? mname : dot == std::string::npos ? "" : mname.substr(0, dot);
+  std::string stem = dot == std::string::npos ? mname : mname.substr(dot + 1);
   stem.erase(0, stem.find_first_not_of('_'));
   const std::filesystem::path dir = sa.source.path.parent_path();
   std::string module, file;
@@ -680,9 +681,9 @@ std::optional<CandidateStatement> extraction_of(const Analysis& a, ReachesBack& 
   }
   if (module.empty()) return refuse("no free name for the new module beside " + sa.source.display);
   // Importing the new module runs its packages: none may import the importer back.
-  for (std::size_t dot = module.find('.'); dot != std::string::npos; dot = module.find('.', dot + 1)) {
-    const std::string pkg = module.substr(0, dot);
-    const std::string& self = a.modules[fa.module].name;
+  const std::string& self = a.modules[fa.module].name;
+  for (std::size_t end = module.find('.'); end != std::string::npos; end = module.find('.', end + 1)) {
+    const std::string pkg = module.substr(0, end);
     if (pkg == self || is_ancestor(pkg, self)) continue;
     if (auto id = a.modules.find(pkg); id && reaches_importer[*id])
       return refuse("importing " + module + " runs " + pkg + ", which imports " + self + " back");
@@ -1490,14 +1491,11 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     ie.statements.erase(std::unique(ie.statements.begin(), ie.statements.end()), ie.statements.end());
     inst.edges.push_back(std::move(ie));
   }
-  // Extraction, for the loops nothing else breaks: the statements on their
-  // edges that an extraction could cut become cuttable (at their cost), and
-  // the caller solves again. False when there is none to offer.
-  // The (from, to) module pairs of the plan's unbreakable loops.
+  // The (from, to) module pairs of `loops`.
   using ModuleEdges = std::set<std::pair<ModuleId, ModuleId>>;
-  auto unbreakable_edges = [&] {
+  auto edges_of = [](const std::vector<std::vector<ModuleId>>& loops) {
     ModuleEdges out;
-    for (const auto& loop : plan.unbreakable_loops)
+    for (const auto& loop : loops)
       for (std::size_t i = 0; i < loop.size(); ++i) out.insert({loop[i], loop[(i + 1) % loop.size()]});
     return out;
   };
@@ -1506,9 +1504,12 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     const ModuleId from = a.files[c.file].module;
     return std::any_of(c.targets.begin(), c.targets.end(), [&](ModuleId t) { return edges.count({from, t}) > 0; });
   };
+  // Extraction, for the loops nothing else breaks: the statements on their
+  // edges that an extraction could cut become cuttable (at their cost), and
+  // the caller solves again. False when there is none to offer.
   auto offer_extractions = [&]() -> bool {
     if (plan.unbreakable_loops.empty() || !options.extract) return false;
-    const ModuleEdges on_loops = unbreakable_edges();
+    const ModuleEdges on_loops = edges_of(plan.unbreakable_loops);
     extractions.clear();
     for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
       CandidateStatement& c = plan.candidates[i];
@@ -1517,14 +1518,12 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       if (auto e = extraction_of(a, back, c, &refusal)) extractions.emplace_back(i, std::move(*e));
       else if (!refusal.empty()) c.reason += "; no extraction: " + refusal;
     }
-    bool any = false;
-    for (auto& [i, e] : extractions) {
+    for (const auto& [i, e] : extractions) {
       plan.candidates[i] = e;
       inst.statement_cost[i] = e.cost;
       inst.statement_cuttable[i] = true;
-      any = true;
     }
-    return any;
+    return !extractions.empty();
   };
   // An extraction removes edges that made a bypass unsafe (the defining module
   // reached the importer back through the moved definitions' readers): the
@@ -1543,7 +1542,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       }
       return true;
     });
-    const ModuleEdges on_loops = unbreakable_edges();
+    const ModuleEdges on_loops = edges_of(plan.unbreakable_loops);
     bool added = false;
     for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
       CandidateStatement& c = plan.candidates[i];
@@ -1562,8 +1561,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     std::sort(plan.cuts.begin(), plan.cuts.end());
     plan.optimal = false;
     std::erase_if(plan.unbreakable_loops, [&](const std::vector<ModuleId>& loop) {
-      ModuleEdges edges;
-      for (std::size_t i = 0; i < loop.size(); ++i) edges.insert({loop[i], loop[(i + 1) % loop.size()]});
+      const ModuleEdges edges = edges_of({loop});
       return std::any_of(plan.cuts.begin(), plan.cuts.end(),
                          [&](int i) { return makes_edge(plan.candidates[i], edges); });
     });
@@ -1616,8 +1614,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     // Failing loops that no deferral, split, late binding or move below fixes:
     // extraction is offered for their statements, and the whole plan is made again.
     if (offer_extractions()) {
-      for (const auto& [i, e] : extractions)
-        if (plan.candidates[i].strategy == Strategy::Extract) assessed[i] = e;
+      for (const auto& [i, e] : extractions) assessed[i] = e;
       plan.not_moved_below.clear();
       run();
     }

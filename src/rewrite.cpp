@@ -262,20 +262,26 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
   std::map<int, std::vector<int>> extract_cuts;  // defining file -> its Extract cuts
   for (int c : plan.cuts)
     if (plan.candidates[c].strategy == Strategy::Extract) extract_cuts[plan.candidates[c].extract.file].push_back(c);
-  std::map<int, std::vector<Edit>> extract_edits;  // defining file -> edits
+  // Defining file -> its edits, checked here (before any importer is
+  // rewritten), and its bytes, read once.
+  std::map<int, EditSet> extract_edits;
+  std::map<int, SourceText> defining_sources;
   std::set<int> not_extracted;
   for (const auto& [file, cuts] : extract_cuts) {
     SourceText src = read(file);
     std::string error = src.ok ? "" : "changed since it was analysed";
     CreatedFile created;
     std::vector<Edit> edits;
-    if (error.empty()) extract_module(a, cycles, plan, cuts, src.bytes, edits, created, &error);
+    EditSet checked;
+    if (error.empty() && extract_module(a, cycles, plan, cuts, src.bytes, edits, created, &error))
+      checked.add_all(edits, &error);
     if (!error.empty()) {
       result.problems.push_back({a.files[file].source.display, 0, "definitions not moved to a new module: " + error});
       not_extracted.insert(cuts.begin(), cuts.end());
       continue;
     }
-    extract_edits[file] = std::move(edits);
+    extract_edits[file] = std::move(checked);
+    defining_sources[file] = std::move(src);
     by_file[file];
     result.created.push_back(std::move(created));
   }
@@ -283,7 +289,8 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
   for (auto& [file, cuts] : by_file) {
     const FileAnalysis& fa = a.files[file];
     const std::string& display = fa.source.display;
-    SourceText src = read(file);
+    auto known = defining_sources.find(file);
+    SourceText src = known != defining_sources.end() ? std::move(known->second) : read(file);
     if (!src.ok) {
       result.problems.push_back({display, 0, "changed since it was analysed; not rewritten"});
       continue;
@@ -292,16 +299,16 @@ RewriteResult rewrite(const Analysis& a, const CycleReport& cycles, const CutPla
     const std::string nl = text::newline(s), unit = text::indent_unit(s);
     FileRewrite fr;
     fr.file = file;
+    // A defining file starts with its extraction's edits: a conflict then
+    // refuses the file's own cut, not the extraction its importers rely on.
     EditSet edits;
+    if (auto x = extract_edits.find(file); x != extract_edits.end()) {
+      edits = std::move(x->second);
+      fr.extracted_for = extract_cuts[file];
+    }
     std::vector<std::string> type_checking;
     std::set<int> cut_imports, functions;
     std::map<int, std::vector<std::string>> last_note;  // function -> comments of its last local import
-    if (auto x = extract_edits.find(file); x != extract_edits.end()) {
-      // Before the file's own cuts: those are what a conflict refuses.
-      std::string error;
-      if (edits.add_all(x->second, &error)) fr.extracted_for = extract_cuts[file];
-      else result.problems.push_back({display, 0, "definitions not moved to a new module: " + error});
-    }
     for (int c : cuts) {
       const CandidateStatement& cand = plan.candidates[c];
       const int line = fa.facts.imports[cand.import].line;
