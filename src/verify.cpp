@@ -36,6 +36,10 @@ namespace {
 // Run as `python -c CODE MODE MODULE ROOT...`. It imports nothing that start-up
 // has not loaded already (no json: a first-party `json` package must not be
 // the standard library's), and binds what it needs before the module runs.
+// A fork server's zygote (kForkServerCode) runs it with `_cyclefix_warm` set in
+// its globals: ("prepare",) sets up and imports the package, then returns
+// instead of reporting; ("warm", MODULE) in a child forked from there imports
+// MODULE with the set-up already done.
 // The result goes to a private duplicate of the original stdout; the module's
 // own output (fd 1 and 2) goes to /dev/null. It must not contain three single
 // quotes in a row: the pytest file embeds it in r'''...'''.
@@ -61,18 +65,22 @@ def _cyclefix_json_str(s):
     return "".join(out)
 
 
-def _cyclefix_import_first():
-    mode, module, roots = sys.argv[1], sys.argv[2], sys.argv[3:]
+def _cyclefix_import_first(warm):
+    if warm and warm[0] == "warm":  # forked where "prepare" left off: set up already
+        mode, module, roots = "normal", warm[1], []
+    else:
+        mode, module, roots = sys.argv[1], sys.argv[2], sys.argv[3:]
     q, write, exit_now = _cyclefix_json_str, os.write, os._exit
     out = os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 1)
     os.dup2(null, 2)
     os.close(null)
-    if sys.path and not getattr(sys.flags, "safe_path", False):
-        del sys.path[0]  # -c puts the current directory first
-    sys.path[0:0] = roots
-    sys.argv = [sys.argv[0]]
+    if not warm or warm[0] != "warm":
+        if sys.path and not getattr(sys.flags, "safe_path", False):
+            del sys.path[0]  # -c puts the current directory first
+        sys.path[0:0] = roots
+        sys.argv = [sys.argv[0]]
     result = ("ok", "", "")
     try:
         if mode == "bare":
@@ -113,13 +121,16 @@ def _cyclefix_import_first():
             "partially initialized module" in message
             or "(most likely due to a circular import)" in message)
         result = ("circular" if circular else "other", error_type, message)
+    if warm and warm[0] == "prepare":  # a fork server's zygote goes on from here
+        globals()["_cyclefix_prepared"] = (result[0], out)
+        return
     data = ('{"outcome": %s, "error_type": %s, "message": %s}\n' % tuple(q(x) for x in result)).encode("ascii")
     while data:
         data = data[write(out, data):]
     exit_now(0)  # no atexit handlers, no waiting for threads the module started
 
 
-_cyclefix_import_first()
+_cyclefix_import_first(globals().pop("_cyclefix_warm", None))
 )PY";
 
 // The fork server: `python -c CODE CHILD_CODE ROOT...` (one per worker). It
@@ -132,6 +143,19 @@ _cyclefix_import_first()
 // once the child has exited. The exited child is reaped only at the next
 // request, so its pid (and process group) cannot be reused while cyclefix may
 // still kill it after a timeout.
+//
+// Warm package: `import top.sub.mod` in normal entry first imports `top`, in
+// every fresh interpreter alike. So for a submodule the server forks, once per
+// top-level package, a zygote: a clean child that runs CHILD_CODE's set-up and
+// imports `top` exactly as a fresh interpreter would on its way to the
+// submodule, then forks one child per submodule from there, in which the import
+// goes on where a fresh interpreter's would. The server itself stays clean.
+// A zygote serves only when `top` imported without error and started no
+// thread (a thread does not survive fork); otherwise its package's modules get
+// clean children. Its answer "pid N W" carries W, the seconds `top` took: a
+// fresh interpreter spends them inside the module's time limit, so cyclefix
+// takes them off it (not on the request that made the zygote: there they were
+// spent while cyclefix waited).
 constexpr std::string_view kForkServerCode = R"PY(_cyclefix_fresh_main = dict(globals())
 import sys
 _cyclefix_fresh_modules = set(sys.modules)
@@ -144,27 +168,45 @@ def _cyclefix_serve(fresh_main, fresh_modules):
     main = sys.modules["__main__"].__dict__
     fork, read, write, close, dup2, exit_now = os.fork, os.read, os.write, os.close, os.dup2, os._exit
     null = os.open(os.devnull, os.O_RDWR)
+    mine = []  # descriptors no child may keep: the zygote's pipes
 
-    def send(data):
+    def send(fd, data):
         while data:
-            data = data[write(1, data):]
+            data = data[write(fd, data):]
 
-    send(b"cyclefix-fork-server ready\n")
-    dup2(null, 2)
-    pending, last = b"", 0
-    while True:
-        while b"\n" not in pending:
-            chunk = read(0, 65536)
-            if not chunk:
-                if last:
-                    os.waitpid(last, 0)
-                return
-            pending += chunk
-        line, pending = pending.split(b"\n", 1)
-        if last:
-            os.waitpid(last, 0)
-            last = 0
-        mode, module = line.decode("utf-8", "surrogateescape").split("\t")
+    class Lines:
+        def __init__(self, fd):
+            self.fd, self.pending = fd, b""
+
+        def line(self):
+            while b"\n" not in self.pending:
+                chunk = read(self.fd, 65536)
+                if not chunk:
+                    return None
+                self.pending += chunk
+            line, self.pending = self.pending.split(b"\n", 1)
+            return line
+
+        def exactly(self, n):
+            while len(self.pending) < n:
+                chunk = read(self.fd, 65536)
+                if not chunk:
+                    return None
+                self.pending += chunk
+            data, self.pending = self.pending[:n], self.pending[n:]
+            return data
+
+    def clean(mode, module):
+        for name in list(sys.modules):
+            if name not in fresh_modules:
+                del sys.modules[name]
+        sys.argv = ["-c", mode, module] + roots
+        main.clear()
+        main.update(fresh_main)
+
+    def fork_child(out, prepare):
+        # A child that runs CHILD_CODE after prepare(); its first output line
+        # and exit status go to `out` as "pid N EXTRA" / "done ...".
         r, w = os.pipe()
         pid = fork()
         if pid == 0:
@@ -172,25 +214,21 @@ def _cyclefix_serve(fresh_main, fresh_modules):
                 os.setpgid(0, 0)
                 dup2(null, 0)
                 dup2(w, 1)
-                close(null)
-                close(r)
-                close(w)
-                for name in list(sys.modules):
-                    if name not in fresh_modules:
-                        del sys.modules[name]
-                sys.argv = ["-c", mode, module] + roots
-                main.clear()
-                main.update(fresh_main)
+                for fd in [null, r, w] + mine:
+                    close(fd)
+                prepare()
                 exec(child_code, main)
             finally:
                 exit_now(70)
-        last = pid
         close(w)
         try:
             os.setpgid(pid, pid)
         except OSError:
             pass
-        send(b"pid %d\n" % pid)
+        return pid, r
+
+    def report(out, pid, r, extra):
+        send(out, b"pid %d%s\n" % (pid, extra))
         data = b""
         while b"\n" not in data:
             chunk = read(r, 65536)
@@ -205,7 +243,119 @@ def _cyclefix_serve(fresh_main, fresh_modules):
             status = (info.si_status & 0xFF) << 8
         else:
             status = info.si_status | (0x80 if info.si_code == os.CLD_DUMPED else 0)
-        send(b"done %d %d\n" % (status, len(data)) + data)
+        send(out, b"done %d %d\n" % (status, len(data)) + data)
+
+    def serve(requests, out, handle):
+        # handle(line) serves one request and returns the pid to reap before the next.
+        last = 0
+        while True:
+            line = requests.line()
+            if last:
+                os.waitpid(last, 0)
+                last = 0
+            if line is None:
+                return
+            last = handle(line)
+
+    def zygote(top, requests, out):
+        # In the forked zygote: the set-up and `import top` of a fresh
+        # interpreter (CHILD_CODE in "prepare" mode), then a child per module.
+        clean("normal", top)
+        dup2(null, 0)
+        dup2(out, 1)
+        main["_cyclefix_warm"] = ("prepare",)
+        exec(child_code, main)
+        outcome, result_fd = main.pop("_cyclefix_prepared")
+        close(out)
+        out = result_fd
+        threading = sys.modules.get("threading")
+        if outcome != "ok" or (threading is not None and threading.active_count() > 1):
+            send(out, b"cold\n")
+            return
+        send(out, b"ready\n")
+        mine.extend([requests.fd, out])
+
+        def handle(line):
+            module = line.decode("utf-8", "surrogateescape")
+
+            def prepare():
+                main["_cyclefix_warm"] = ("warm", module)
+
+            pid, r = fork_child(out, prepare)
+            report(out, pid, r, b"")
+            return pid
+
+        serve(requests, out, handle)
+
+    warm = {"top": None}  # the zygote: top, pid, requests fd, its Lines, seconds
+
+    def stop_zygote():
+        if warm["top"] is not None and warm.get("pid"):
+            close(warm["fd"])
+            close(warm["lines"].fd)
+            mine.clear()
+            os.waitpid(warm["pid"], 0)
+        warm.clear()
+        warm["top"] = None
+
+    def start_zygote(top):
+        stop_zygote()
+        warm["top"] = top
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        began = os.times()[4]
+        pid = fork()
+        if pid == 0:
+            try:
+                for fd in [to_w, from_r] + mine:
+                    close(fd)
+                dup2(null, 2)
+                zygote(top, Lines(to_r), from_w)
+            finally:
+                exit_now(0)
+        close(to_r)
+        close(from_w)
+        lines = Lines(from_r)
+        answer = lines.line()
+        if answer != b"ready":
+            close(to_w)
+            close(from_r)
+            os.waitpid(pid, 0)
+            return False  # warm["top"] stays: its modules get clean children
+        warm.update(pid=pid, fd=to_w, lines=lines, seconds=os.times()[4] - began, used=False)
+        mine[:] = [to_w, from_r]
+        return True
+
+    def relay(module):
+        send(warm["fd"], module.encode("utf-8", "surrogateescape") + b"\n")
+        lines = warm["lines"]
+        pid = lines.line()
+        done = lines.line()
+        fields = done.split() if done is not None else []
+        data = lines.exactly(int(fields[2])) if len(fields) == 3 else None
+        if pid is None or data is None:
+            exit_now(71)  # cyclefix imports what is left in fresh interpreters
+        extra = b" %.3f" % warm["seconds"] if warm["used"] else b""
+        warm["used"] = True
+        send(1, pid + extra + b"\n" + done + b"\n" + data)
+
+    def handle(line):
+        mode, module = line.decode("utf-8", "surrogateescape").split("\t")
+        top = module.split(".")[0]
+        if mode == "normal" and top != module:
+            if warm["top"] != top:
+                start_zygote(top)
+            if warm.get("pid"):
+                relay(module)
+                return 0
+        pid, r = fork_child(1, lambda: clean(mode, module))
+        report(1, pid, r, b"")
+        return pid
+
+    send(1, b"cyclefix-fork-server ready\n")
+    dup2(null, 2)
+    serve(Lines(0), 1, handle)
+    stop_zygote()
 
 
 _cyclefix_serve(_cyclefix_fresh_main, _cyclefix_fresh_modules)
@@ -515,7 +665,7 @@ class ForkServer {
       if (n <= 0) return died("it stopped reading requests", why);
       sent += static_cast<std::size_t>(n);
     }
-    const auto deadline = after(timeout_s);
+    auto deadline = after(timeout_s);
     // The server answers a request within moments unless it is stuck itself.
     constexpr double kGrace = 10;
     ChildRun run;
@@ -532,9 +682,13 @@ class ForkServer {
       }
     };
     std::string text;
+    double warm_s = 0;
     if (line(deadline + std::chrono::seconds(static_cast<int>(kGrace)), &text) != ReadStatus::Data ||
-        std::sscanf(text.c_str(), "pid %d", &child) != 1 || child <= 0)
+        std::sscanf(text.c_str(), "pid %d %lf", &child, &warm_s) < 1 || child <= 0)
       return died("it did not fork a child", why);
+    // Forked from a zygote whose package import a fresh interpreter would
+    // have spent part of its time limit on.
+    deadline -= std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(warm_s, 0.0)));
     auto kill_child = [&] {
       ::kill(-child, SIGKILL);
       ::kill(child, SIGKILL);
@@ -579,7 +733,10 @@ class ForkServer {
     if (sock_ >= 0) ::close(sock_);
     sock_ = -1;
     if (pid_ <= 0) return;
-    if (force) ::kill(pid_, SIGKILL);
+    if (force) {
+      ::kill(-pid_, SIGKILL);  // and its zygote, which stays in its process group
+      ::kill(pid_, SIGKILL);
+    }
     int status = 0;
     const auto deadline = after(5);
     for (;;) {
