@@ -144,18 +144,24 @@ _cyclefix_import_first(globals().pop("_cyclefix_warm", None))
 // request, so its pid (and process group) cannot be reused while cyclefix may
 // still kill it after a timeout.
 //
-// Warm package: `import top.sub.mod` in normal entry first imports `top`, in
-// every fresh interpreter alike. So for a submodule the server forks, once per
-// top-level package, a zygote: a clean child that runs CHILD_CODE's set-up and
-// imports `top` exactly as a fresh interpreter would on its way to the
-// submodule, then forks one child per submodule from there, in which the import
-// goes on where a fresh interpreter's would. The server itself stays clean.
-// A zygote serves only when `top` imported without error and started no
-// thread (a thread does not survive fork); otherwise its package's modules get
-// clean children. Its answer "pid N W" carries W, the seconds `top` took: a
-// fresh interpreter spends them inside the module's time limit, so cyclefix
-// takes them off it (not on the request that made the zygote: there they were
-// spent while cyclefix waited).
+// Warm packages: `import a.b.c.mod` in normal entry first imports `a`, then
+// `a.b`, then `a.b.c`, in every fresh interpreter alike. So the server keeps
+// zygotes along the package path of the module asked for: a clean child that
+// runs CHILD_CODE's set-up and imports `a` exactly as a fresh interpreter
+// would on its way to the module, a child of that one that imports `a.b`, and
+// so on (modules come in name order, so each package is imported about once).
+// A module's child is forked from the deepest zygote on its path, and its
+// import goes on where a fresh interpreter's would. The server itself stays
+// clean. A zygote serves only when its package imported without error and no
+// thread runs (a thread does not survive fork); below one that does not,
+// modules are forked from its parent. The answer "pid N W" carries W, the
+// seconds the zygotes' imports took: a fresh interpreter spends them inside
+// the module's time limit, so cyclefix takes them off it (except what was
+// spent on this request, while cyclefix waited).
+//
+// The server talks to the top zygote only; requests for deeper ones are
+// passed down: "run\tDEPTH\tMODULE", "zygote\tDEPTH\tPACKAGE" (answered
+// "ready" or "cold") and "stop\tDEPTH" (the zygote at DEPTH ends its own).
 constexpr std::string_view kForkServerCode = R"PY(_cyclefix_fresh_main = dict(globals())
 import sys
 _cyclefix_fresh_modules = set(sys.modules)
@@ -168,11 +174,14 @@ def _cyclefix_serve(fresh_main, fresh_modules):
     main = sys.modules["__main__"].__dict__
     fork, read, write, close, dup2, exit_now = os.fork, os.read, os.write, os.close, os.dup2, os._exit
     null = os.open(os.devnull, os.O_RDWR)
-    mine = []  # descriptors no child may keep: the zygote's pipes
+    mine = []  # descriptors no child may keep: pipes between zygotes
 
     def send(fd, data):
         while data:
             data = data[write(fd, data):]
+
+    def now():
+        return os.times()[4]
 
     class Lines:
         def __init__(self, fd):
@@ -204,9 +213,8 @@ def _cyclefix_serve(fresh_main, fresh_modules):
         main.clear()
         main.update(fresh_main)
 
-    def fork_child(out, prepare):
-        # A child that runs CHILD_CODE after prepare(); its first output line
-        # and exit status go to `out` as "pid N EXTRA" / "done ...".
+    def fork_child(prepare):
+        # A child that runs CHILD_CODE after prepare(), its fd 1 a pipe.
         r, w = os.pipe()
         pid = fork()
         if pid == 0:
@@ -227,8 +235,9 @@ def _cyclefix_serve(fresh_main, fresh_modules):
             pass
         return pid, r
 
-    def report(out, pid, r, extra):
-        send(out, b"pid %d%s\n" % (pid, extra))
+    def report(out, pid, r):
+        # "pid N", then the child's first output line and exit status.
+        send(out, b"pid %d\n" % pid)
         data = b""
         while b"\n" not in data:
             chunk = read(r, 65536)
@@ -245,117 +254,196 @@ def _cyclefix_serve(fresh_main, fresh_modules):
             status = info.si_status | (0x80 if info.si_code == os.CLD_DUMPED else 0)
         send(out, b"done %d %d\n" % (status, len(data)) + data)
 
-    def serve(requests, out, handle):
-        # handle(line) serves one request and returns the pid to reap before the next.
-        last = 0
+    def ask(sub, request, out=None, extra=b""):
+        # Passes a request to zygote `sub`; its answer goes to `out` (or is
+        # returned), a child's pid line (with `extra`) as soon as it comes, so
+        # that cyclefix can kill the child after a timeout. None when the
+        # zygote is gone.
+        send(sub["fd"], request + b"\n")
+        if request.startswith(b"stop\t"):
+            return b""
+        lines = sub["lines"]
+        answer = lines.line()
+        if answer is None:
+            return None
+        answer += extra + b"\n"
+        if request.startswith(b"run\t"):
+            send(out, answer)
+            done = lines.line()
+            fields = done.split() if done is not None else []
+            data = lines.exactly(int(fields[2])) if len(fields) == 3 and fields[2].isdigit() else None
+            if data is None:
+                return None
+            answer = done + b"\n" + data
+        if out is not None:
+            send(out, answer)
+        return answer
+
+    def start_zygote(depth, prepare):
+        # Forks a zygote that runs prepare(fd) (its import: the descriptor to
+        # answer on, or None when it failed) and then serves; None when it is
+        # cold.
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        pid = fork()
+        if pid == 0:
+            try:
+                for fd in [to_w, from_r] + mine:
+                    close(fd)
+                del mine[:]
+                out = prepare(from_w)
+                threading = sys.modules.get("threading")
+                if out is None or (threading is not None and threading.active_count() > 1):
+                    send(from_w if out is None else out, b"cold\n")
+                else:
+                    send(out, b"ready\n")
+                    mine.extend([to_r, out])
+                    zygote(depth, Lines(to_r), out)
+            finally:
+                exit_now(0)
+        close(to_r)
+        close(from_w)
+        sub = {"pid": pid, "fd": to_w, "lines": Lines(from_r)}
+        if sub["lines"].line() != b"ready":
+            stop(sub)
+            return None
+        mine.extend([to_w, from_r])
+        return sub
+
+    def stop(sub):
+        for fd in (sub["fd"], sub["lines"].fd):
+            close(fd)
+            if fd in mine:
+                mine.remove(fd)
+        os.waitpid(sub["pid"], 0)
+
+    def zygote(depth, requests, out):
+        # "run", "zygote" and "stop" for this zygote (their DEPTH is its own)
+        # or passed on to its own zygote; the last child reaped at the next
+        # request.
+        sub, last = None, 0
         while True:
             line = requests.line()
             if last:
                 os.waitpid(last, 0)
                 last = 0
             if line is None:
+                if sub is not None:
+                    stop(sub)
                 return
-            last = handle(line)
+            verb, at, arg = (line.split(b"\t", 2) + [b""])[:3]
+            if int(at) > depth:
+                if sub is None or ask(sub, line, out) is None:
+                    exit_now(71)
+            elif verb == b"run":
+                module = arg.decode("utf-8", "surrogateescape")
 
-    def zygote(top, requests, out):
-        # In the forked zygote: the set-up and `import top` of a fresh
-        # interpreter (CHILD_CODE in "prepare" mode), then a child per module.
-        clean("normal", top)
-        dup2(null, 0)
-        dup2(out, 1)
-        main["_cyclefix_warm"] = ("prepare",)
-        exec(child_code, main)
-        outcome, result_fd = main.pop("_cyclefix_prepared")
-        close(out)
-        out = result_fd
-        threading = sys.modules.get("threading")
-        if outcome != "ok" or (threading is not None and threading.active_count() > 1):
-            send(out, b"cold\n")
-            return
-        send(out, b"ready\n")
-        mine.extend([requests.fd, out])
+                def warm():
+                    main["_cyclefix_warm"] = ("warm", module)
 
-        def handle(line):
-            module = line.decode("utf-8", "surrogateescape")
+                pid, r = fork_child(warm)
+                report(out, pid, r)
+                last = pid
+            elif verb == b"zygote":
+                if sub is not None:
+                    stop(sub)
+                package = arg.decode("utf-8", "surrogateescape")
 
-            def prepare():
-                main["_cyclefix_warm"] = ("warm", module)
+                def enter(fd):
+                    # The next package on the path, imported as a fresh
+                    # interpreter's import of a module under it would.
+                    try:
+                        sys.modules["importlib"].import_module(package)
+                    except BaseException:
+                        return None
+                    return fd
 
-            pid, r = fork_child(out, prepare)
-            report(out, pid, r, b"")
-            return pid
+                sub = start_zygote(depth + 1, enter)
+                send(out, b"cold\n" if sub is None else b"ready\n")
+            elif verb == b"stop" and sub is not None:
+                stop(sub)
+                sub = None
 
-        serve(requests, out, handle)
+    def enter_top(top):
+        # The top zygote: a clean child's set-up and `import top`, by CHILD_CODE.
+        def enter(fd):
+            clean("normal", top)
+            dup2(null, 0)
+            dup2(fd, 1)
+            close(fd)
+            main["_cyclefix_warm"] = ("prepare",)
+            exec(child_code, main)
+            outcome, result_fd = main.pop("_cyclefix_prepared")
+            return result_fd if outcome == "ok" else None
+        return enter
 
-    warm = {"top": None}  # the zygote: top, pid, requests fd, its Lines, seconds
+    # The server's zygotes: chain[i] imported the package path's first i+1
+    # parts; only chain[0] is its own child. `cold`: the package whose zygote
+    # did not start (nothing under it is tried again).
+    state = {"top": None, "chain": [], "cold": None, "request": 0}
 
-    def stop_zygote():
-        if warm["top"] is not None and warm.get("pid"):
-            close(warm["fd"])
-            close(warm["lines"].fd)
-            mine.clear()
-            os.waitpid(warm["pid"], 0)
-        warm.clear()
-        warm["top"] = None
-
-    def start_zygote(top):
-        stop_zygote()
-        warm["top"] = top
-        to_r, to_w = os.pipe()
-        from_r, from_w = os.pipe()
-        began = os.times()[4]
-        pid = fork()
-        if pid == 0:
-            try:
-                for fd in [to_w, from_r] + mine:
-                    close(fd)
-                dup2(null, 2)
-                zygote(top, Lines(to_r), from_w)
-            finally:
-                exit_now(0)
-        close(to_r)
-        close(from_w)
-        lines = Lines(from_r)
-        answer = lines.line()
-        if answer != b"ready":
-            close(to_w)
-            close(from_r)
-            os.waitpid(pid, 0)
-            return False  # warm["top"] stays: its modules get clean children
-        warm.update(pid=pid, fd=to_w, lines=lines, seconds=os.times()[4] - began, used=False)
-        mine[:] = [to_w, from_r]
-        return True
-
-    def relay(module):
-        send(warm["fd"], module.encode("utf-8", "surrogateescape") + b"\n")
-        lines = warm["lines"]
-        pid = lines.line()
-        done = lines.line()
-        fields = done.split() if done is not None else []
-        data = lines.exactly(int(fields[2])) if len(fields) == 3 else None
-        if pid is None or data is None:
-            exit_now(71)  # cyclefix imports what is left in fresh interpreters
-        extra = b" %.3f" % warm["seconds"] if warm["used"] else b""
-        warm["used"] = True
-        send(1, pid + extra + b"\n" + done + b"\n" + data)
+    def descend(package):
+        chain = state["chain"]
+        parts = package.split(".")
+        names = [".".join(parts[:i + 1]) for i in range(len(parts))]
+        keep = 0
+        while keep < len(chain) and keep < len(names) and chain[keep]["name"] == names[keep]:
+            keep += 1
+        if keep < len(chain):
+            if keep == 0:
+                stop(state["top"])
+                state["top"] = None
+            else:
+                ask(state["top"], b"stop\t%d" % (keep - 1))
+            del chain[keep:]
+        cold = state["cold"]
+        if cold is not None and package != cold and not package.startswith(cold + "."):
+            state["cold"] = None
+        while len(chain) < len(names) and state["cold"] is None:
+            name = names[len(chain)]
+            began = now()
+            if not chain:
+                state["top"] = start_zygote(0, enter_top(name))
+                ready = state["top"] is not None
+            else:
+                answer = ask(state["top"], b"zygote\t%d\t%s" % (len(chain) - 1, name.encode("utf-8", "surrogateescape")))
+                if answer is None:
+                    exit_now(71)  # cyclefix imports what is left in fresh interpreters
+                ready = answer == b"ready\n"
+            if not ready:
+                state["cold"] = name
+                break
+            chain.append({"name": name, "seconds": now() - began, "request": state["request"]})
 
     def handle(line):
+        state["request"] += 1
         mode, module = line.decode("utf-8", "surrogateescape").split("\t")
-        top = module.split(".")[0]
-        if mode == "normal" and top != module:
-            if warm["top"] != top:
-                start_zygote(top)
-            if warm.get("pid"):
-                relay(module)
+        if mode == "normal" and "." in module:
+            descend(module.rsplit(".", 1)[0])
+            chain = state["chain"]
+            if chain:
+                seconds = sum(z["seconds"] for z in chain if z["request"] != state["request"])
+                request = b"run\t%d\t%s" % (len(chain) - 1, module.encode("utf-8", "surrogateescape"))
+                if ask(state["top"], request, 1, b" %.3f" % seconds if seconds else b"") is None:
+                    exit_now(71)
                 return 0
-        pid, r = fork_child(1, lambda: clean(mode, module))
-        report(1, pid, r, b"")
+        pid, r = fork_child(lambda: clean(mode, module))
+        report(1, pid, r)
         return pid
 
     send(1, b"cyclefix-fork-server ready\n")
     dup2(null, 2)
-    serve(Lines(0), 1, handle)
-    stop_zygote()
+    requests, last = Lines(0), 0
+    while True:
+        line = requests.line()
+        if last:
+            os.waitpid(last, 0)
+            last = 0
+        if line is None:
+            break
+        last = handle(line)
+    if state["top"] is not None:
+        stop(state["top"])
 
 
 _cyclefix_serve(_cyclefix_fresh_main, _cyclefix_fresh_modules)

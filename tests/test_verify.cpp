@@ -664,3 +664,82 @@ TEST(Verify, FallsBackToProcessesWhenTheForkServerCannotRun) {
   EXPECT_NE(notes[0].find("a fork server stopped"), std::string::npos) << notes[0];
   expect_no_pycache(t.root());
 }
+
+// A module under a package is forked from a zygote that imported the package
+// (and each package between): it must see what a fresh interpreter sees at
+// that point, and the package's own import must count against its time limit.
+TEST(Verify, ModulesForkedFromWarmPackagesSeeAFreshInterpretersState) {
+  REQUIRE_PYTHON();
+  TempTree t;
+  // The package records each run of its body; it changes interpreter state
+  // that the modules below it then read.
+  t.write("w/__init__.py",
+          "import os, sys\n"
+          "with open(os.path.join(os.path.dirname(__file__), '..', 'runs.txt'), 'a') as f:\n"
+          "    f.write('w\\n')\n"
+          "sys.argv.append('w-ran')\n"
+          "STATE = [1]\n");
+  t.write("w/inner/__init__.py", "import w\nw.STATE.append(2)\n");
+  t.write("w/inner/probe.py",
+          "import os, sys, __main__, w\n"
+          "raise RuntimeError(repr((sorted(sys.modules), sorted(vars(__main__)), sys.argv, sys.path[0], w.STATE,\n"
+          "    os.getpgid(0) == os.getpid(), os.isatty(0), os.read(0, 10), sys.stdin.fileno(),\n"
+          "    sys.flags.safe_path)))\n");
+  t.write("w/inner/ok.py", "from w import STATE\n");
+  t.write("w/broken/__init__.py", "raise ValueError('inner package body failed')\n");
+  t.write("w/broken/leaf.py", "V = 1\n");
+  t.write("w/later.py", "import w.inner\nV = w.STATE\n");
+  // A thread does not survive fork: modules under this package are imported
+  // from clean children, where the thread runs as in a fresh interpreter.
+  t.write("th/__init__.py", "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n");
+  t.write("th/count.py", "import threading\nraise RuntimeError(threading.active_count())\n");
+  // The package's own time: 2 s of a 3 s limit.
+  t.write("slow/__init__.py", "import time\ntime.sleep(2)\n");
+  t.write("slow/a.py", "import time\ntime.sleep(1.5)\n");
+  t.write("slow/b.py", "import time\ntime.sleep(1.5)\n");
+  t.write("slow/c.py", "V = 1\n");
+  // Kills the zygote it was forked from (or the server): the rest goes to fresh interpreters.
+  t.write("w/zkill.py",
+          "import os, signal\n"
+          "with open('/proc/%d/cmdline' % os.getppid(), 'rb') as f:\n"
+          "    if b'cyclefix-fork-server' in f.read():\n"
+          "        os.kill(os.getppid(), signal.SIGKILL)\n"
+          "V = 1\n");
+  const std::vector<std::string> modules = {"w.broken.leaf", "w.inner.ok", "w.inner.probe", "w.later",
+                                            "th.count",      "slow.a",     "slow.b",        "slow.c"};
+  VerifyOptions o;
+  o.jobs = 1;
+  o.timeout_s = 3;
+  o.isolation = cyclefix::Isolation::Process;
+  auto expected = cyclefix::verify_modules(modules, {t.str()}, o);
+  ASSERT_EQ(expected.size(), modules.size());
+  EXPECT_EQ(expected[0].error_type, "ValueError") << describe(expected[0]);
+  EXPECT_EQ(expected[1].outcome, ImportOutcome::Ok) << describe(expected[1]);
+  EXPECT_NE(expected[2].message.find("'w-ran'"), std::string::npos) << describe(expected[2]);
+  EXPECT_NE(expected[2].message.find("[1, 2]"), std::string::npos) << describe(expected[2]);
+  EXPECT_EQ(expected[4].message, "2") << describe(expected[4]);
+  EXPECT_EQ(expected[5].error_type, "Timeout") << describe(expected[5]);
+  EXPECT_EQ(expected[6].error_type, "Timeout") << describe(expected[6]);
+  EXPECT_EQ(expected[7].outcome, ImportOutcome::Ok) << describe(expected[7]);
+  fs::remove(t.root() / "runs.txt");
+
+  std::vector<std::string> notes;
+  o.note = [&](const std::string& n) { notes.push_back(n); };
+  o.isolation = cyclefix::Isolation::Fork;
+  expect_same(expected, cyclefix::verify_modules(modules, {t.str()}, o), "fork");
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  // The package body ran once, in the zygote, for its four modules.
+  std::ifstream runs(t.root() / "runs.txt");
+  std::string all((std::istreambuf_iterator<char>(runs)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "w\n");
+
+  std::vector<std::string> with_kill = {"w.inner.ok", "w.zkill", "w.later", "w.inner.probe"};
+  o.isolation = cyclefix::Isolation::Process;
+  expected = cyclefix::verify_modules(with_kill, {t.str()}, o);
+  EXPECT_EQ(expected[1].outcome, ImportOutcome::Ok) << describe(expected[1]);
+  o.isolation = cyclefix::Isolation::Fork;
+  expect_same(expected, cyclefix::verify_modules(with_kill, {t.str()}, o), "killed zygote");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("a fork server stopped"), std::string::npos) << notes[0];
+  expect_no_pycache(t.root());
+}
