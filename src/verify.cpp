@@ -20,6 +20,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -1064,6 +1065,11 @@ std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, modules.size()));
   std::atomic<std::size_t> next{0};
+  // Handed out in name order: a fork server imports each package on the way
+  // once for the modules under it (kForkServerCode's zygotes).
+  std::vector<std::size_t> order(modules.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return modules[x] < modules[y]; });
   // Lazy entry needs -X lazy_imports=all on the interpreter: fresh processes.
   const bool fork_server = options.isolation == Isolation::Fork && options.mode != EntryMode::Lazy;
   auto worker = [&] {
@@ -1076,7 +1082,8 @@ std::vector<VerifyResult> verify_modules(const std::vector<std::string>& modules
         server.reset();
       }
     }
-    for (std::size_t i; (i = next.fetch_add(1)) < modules.size();) {
+    for (std::size_t n; (n = next.fetch_add(1)) < modules.size();) {
+      const std::size_t i = order[n];
       std::optional<ChildRun> run;
       if (server) {
         std::string why;
