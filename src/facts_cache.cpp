@@ -3,6 +3,7 @@
 #include "facts_cache.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <functional>
 #include <iterator>
 #include <system_error>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -846,10 +848,182 @@ std::optional<ModuleFacts> decode_entry(std::string_view bytes, const ContentHas
   return deserialise_facts(*payload);
 }
 
+namespace {
+
+// ---- packs -----------------------------------------------------------------------
+// Entries (framed as loose ones), then count index rows {lo, hi, offset, size}
+// sorted by key, then the trailer.
+
+constexpr char kPackMagic[8] = {'C', 'Y', 'F', 'X', 'P', 'A', 'K', '\n'};
+
+struct PackTrailer {
+  char magic[8];
+  std::uint64_t count;
+  std::uint64_t index_offset;
+  std::uint64_t index_sum;  // checksum of the index rows
+};
+static_assert(sizeof(PackTrailer) == 32);
+
+bool pread_all(int fd, char* into, std::size_t size, std::uint64_t offset) {
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t r = ::pread(fd, into + got, size - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+// The packs in `dir`, oldest first (by time, then name): a later one wins.
+std::vector<std::filesystem::path> list_packs(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> found;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".pack") continue;
+    std::error_code tec;
+    const auto t = std::filesystem::last_write_time(it->path(), tec);
+    if (!tec) found.emplace_back(t, it->path());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::filesystem::path> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
+}
+
+// A pack's index rows, or nothing when its trailer or index does not check.
+// The size of an entry is checked when it is read (decode_entry).
+template <class Row>
+std::optional<std::vector<Row>> read_pack_index(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(PackTrailer))) return std::nullopt;
+  const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  PackTrailer t;
+  if (!pread_all(fd, reinterpret_cast<char*>(&t), sizeof t, size - sizeof t)) return std::nullopt;
+  if (std::memcmp(t.magic, kPackMagic, sizeof kPackMagic) != 0 || t.index_offset > size ||
+      t.count > (size - t.index_offset) / sizeof(Row) ||
+      t.index_offset + t.count * sizeof(Row) + sizeof t != size)
+    return std::nullopt;
+  std::vector<Row> rows(t.count);
+  if (t.count && !pread_all(fd, reinterpret_cast<char*>(rows.data()), t.count * sizeof(Row), t.index_offset))
+    return std::nullopt;
+  if (checksum(std::string_view(reinterpret_cast<const char*>(rows.data()), t.count * sizeof(Row))) != t.index_sum)
+    return std::nullopt;
+  for (const Row& r : rows)
+    if (r.offset > t.index_offset || r.size > t.index_offset - r.offset) return std::nullopt;
+  return rows;
+}
+
+// The index and trailer that end a pack whose entries are `rows`.
+template <class Row>
+std::string pack_tail(std::vector<Row> rows, std::uint64_t index_offset) {
+  std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return std::tie(x.hi, x.lo) < std::tie(y.hi, y.lo); });
+  std::string out(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(Row));
+  PackTrailer t;
+  std::memcpy(t.magic, kPackMagic, sizeof kPackMagic);
+  t.count = rows.size();
+  t.index_offset = index_offset;
+  t.index_sum = checksum(out);
+  out.append(reinterpret_cast<const char*>(&t), sizeof t);
+  return out;
+}
+
+// A name no other run picks: the time, the pid and a counter.
+std::filesystem::path new_pack_path(const std::filesystem::path& dir, std::atomic<std::size_t>& counter) {
+  const auto t = std::chrono::system_clock::now().time_since_epoch();
+  return dir / (hex64(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(t).count())) +
+                "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".pack");
+}
+
+// Temp files of runs whose process is gone (killed before their pack was renamed).
+void remove_dead_temps(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(".tmp.", 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + 5, nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    std::filesystem::remove(it->path(), ignored);
+  }
+}
+
+}  // namespace
+
+FactsCache::~FactsCache() {
+  flush();
+  for (int fd : packs_) ::close(fd);
+}
+
+void FactsCache::read_packs() {
+  std::call_once(packs_once_, [&] {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().size() == 2 && it->is_directory()) has_loose_ = true;
+    const std::filesystem::path dir = pack_directory();
+    remove_dead_temps(dir);
+    for (const auto& path : list_packs(dir)) {
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;  // merged away by another run meanwhile
+      if (auto rows = read_pack_index<IndexRow>(fd)) {
+        add_pack(path, fd, *rows);
+      } else {
+        ::close(fd);
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);  // renamed whole, so damaged for good
+      }
+    }
+  });
+}
+
+void FactsCache::add_pack(const std::filesystem::path& /*path*/, int fd, const std::vector<IndexRow>& rows) {
+  const int index = static_cast<int>(packs_.size());
+  packs_.push_back(fd);
+  for (const IndexRow& r : rows) where_[ContentHash{r.lo, r.hi}] = Located{index, r.offset, r.size};
+}
+
+std::optional<std::string> FactsCache::read_packed(const Located& at) {
+  if (at.size > (1ull << 30)) return std::nullopt;
+  std::string bytes(static_cast<std::size_t>(at.size), '\0');
+  int fd;
+  if (at.pack < 0) {
+    std::lock_guard<std::mutex> lock(pack_mu_);
+    if (!write_pending()) return std::nullopt;
+    fd = pack_fd_;
+    if (fd < 0 || !pread_all(fd, bytes.data(), bytes.size(), at.offset)) return std::nullopt;
+    return bytes;
+  }
+  fd = packs_[static_cast<std::size_t>(at.pack)];
+  if (!pread_all(fd, bytes.data(), bytes.size(), at.offset)) return std::nullopt;
+  return bytes;
+}
+
+bool FactsCache::write_pending() {
+  if (pack_failed_ || pack_fd_ < 0) return false;
+  if (!write_all(pack_fd_, pending_)) {
+    pack_failed_ = true;
+    return false;
+  }
+  pack_size_ += pending_.size();
+  pending_.clear();
+  return true;
+}
+
 std::optional<ModuleFacts> FactsCache::load(const ContentHash& key, std::uint64_t source_size) {
   if (!enabled()) return std::nullopt;
-  const std::optional<std::string> bytes = read_entry(entry_path(key));
+  read_packs();
+  std::optional<Located> at;
+  {
+    std::lock_guard<std::mutex> lock(pack_mu_);
+    if (auto it = pending_where_.find(key); it != pending_where_.end()) at = it->second;
+  }
+  if (!at)
+    if (auto it = where_.find(key); it != where_.end()) at = it->second;
+  std::optional<std::string> bytes;
+  if (at) bytes = read_packed(*at);
+  else if (has_loose_) bytes = read_entry(entry_path(key));
   if (!bytes) {
+    if (at) rejected_++;
     misses_++;
     return std::nullopt;
   }
@@ -865,7 +1039,107 @@ std::optional<ModuleFacts> FactsCache::load(const ContentHash& key, std::uint64_
 
 void FactsCache::store(const ContentHash& key, std::uint64_t source_size, const ModuleFacts& facts) {
   if (!enabled()) return;
-  if (write_entry(entry_path(key), encode_entry(key, source_size, facts, stamp_), tmp_counter_)) stored_++;
+  read_packs();
+  std::string bytes = encode_entry(key, source_size, facts, stamp_);
+  std::lock_guard<std::mutex> lock(pack_mu_);
+  if (pack_failed_) return;
+  if (pack_fd_ < 0) {
+    const std::filesystem::path dir = pack_directory();
+    ::mkdir(dir.c_str(), 0755);  // EEXIST when another run made it
+    pack_tmp_ = dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(tmp_counter_++));
+    pack_fd_ = ::open(pack_tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (pack_fd_ < 0) {
+      pack_failed_ = true;
+      return;
+    }
+  }
+  const Located at{-1, pack_size_ + pending_.size(), bytes.size()};
+  pack_index_.push_back({key.lo, key.hi, at.offset, at.size});
+  pending_where_[key] = at;
+  pending_ += bytes;
+  stored_++;
+  // Written in large pieces: one write per MiB, not one per entry.
+  if (pending_.size() >= (1u << 20)) write_pending();
+}
+
+void FactsCache::flush() {
+  std::lock_guard<std::mutex> lock(pack_mu_);
+  if (pack_fd_ < 0) return;
+  bool ok = write_pending();
+  ok = ok && write_all(pack_fd_, pack_tail(pack_index_, pack_size_));
+  ok = ::close(pack_fd_) == 0 && ok;
+  std::filesystem::path final_path = new_pack_path(pack_directory(), tmp_counter_);
+  ok = ok && ::rename(pack_tmp_.c_str(), final_path.c_str()) == 0;
+  if (!ok) ::unlink(pack_tmp_.c_str());
+  pack_fd_ = -1;
+  pack_failed_ = false;
+  pack_size_ = 0;
+  pending_.clear();
+  pack_index_.clear();
+  pending_where_.clear();
+  if (!ok) return;
+  // What this run stored stays readable through this cache.
+  const int fd = ::open(final_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (auto rows = read_pack_index<IndexRow>(fd)) add_pack(final_path, fd, *rows);
+    else ::close(fd);
+  }
+  merge_packs();
+}
+
+// All packs into one when there are more than kMaxPacks: each key's newest
+// copy, the bytes as they are (checked when read). Another run may merge at
+// the same time; each removes only the packs it copied, and duplicates are
+// harmless.
+void FactsCache::merge_packs() {
+  const std::filesystem::path dir = pack_directory();
+  const std::vector<std::filesystem::path> packs = list_packs(dir);
+  if (packs.size() <= kMaxPacks) return;
+  std::unordered_map<ContentHash, std::pair<std::size_t, IndexRow>, KeyHash> newest;
+  std::vector<int> fds;
+  std::vector<std::filesystem::path> merged;
+  for (const auto& path : packs) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    auto rows = read_pack_index<IndexRow>(fd);
+    if (!rows) {
+      ::close(fd);
+      continue;
+    }
+    for (const IndexRow& r : *rows) newest[ContentHash{r.lo, r.hi}] = {fds.size(), r};
+    fds.push_back(fd);
+    merged.push_back(path);
+  }
+  const std::filesystem::path tmp =
+      dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(tmp_counter_++));
+  const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  bool ok = out >= 0;
+  std::vector<IndexRow> rows;
+  std::uint64_t offset = 0;
+  std::string buf, entry;
+  for (const auto& [key, from] : newest) {
+    if (!ok) break;
+    entry.resize(static_cast<std::size_t>(from.second.size));
+    if (!pread_all(fds[from.first], entry.data(), entry.size(), from.second.offset)) continue;
+    rows.push_back({key.lo, key.hi, offset + buf.size(), entry.size()});
+    buf += entry;
+    if (buf.size() >= (1u << 20)) {
+      ok = write_all(out, buf);
+      offset += buf.size();
+      buf.clear();
+    }
+  }
+  ok = ok && write_all(out, buf);
+  offset += buf.size();
+  ok = ok && write_all(out, pack_tail(rows, offset));
+  if (out >= 0) ok = ::close(out) == 0 && ok;
+  for (int fd : fds) ::close(fd);
+  if (ok && ::rename(tmp.c_str(), new_pack_path(dir, tmp_counter_).c_str()) == 0) {
+    std::error_code ignored;
+    for (const auto& path : merged) std::filesystem::remove(path, ignored);
+  } else {
+    ::unlink(tmp.c_str());
+  }
 }
 
 std::filesystem::path FactsCache::record_path(const ContentHash& key) const { return dir_ / "runs" / key.hex(); }

@@ -186,11 +186,33 @@ AnalysisOptions options_for(const fs::path& tree, const fs::path& cache_dir) {
   return o;
 }
 
-std::vector<fs::path> entry_files(const fs::path& cache_dir) {
+// Files in a cache directory by kind: loose entries (in 2-hex shard
+// directories), packs, and temp files.
+std::vector<fs::path> cache_files(const fs::path& cache_dir, const std::string& kind) {
   std::vector<fs::path> out;
-  for (const auto& e : fs::recursive_directory_iterator(cache_dir))
-    if (e.is_regular_file() && e.path().parent_path().filename().string().size() == 2) out.push_back(e.path());
+  for (const auto& e : fs::recursive_directory_iterator(cache_dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    const bool temp = name.rfind(".tmp.", 0) == 0;
+    if (kind == "temp" ? temp
+        : kind == "pack" ? e.path().extension() == ".pack"
+                         : !temp && e.path().parent_path().filename().string().size() == 2)
+      out.push_back(e.path());
+  }
   return out;
+}
+
+// A pack's index rows {lo, hi, offset, size}, read from its trailer.
+struct PackRow {
+  std::uint64_t lo, hi, offset, size;
+};
+std::vector<PackRow> pack_rows(const std::string& pack) {
+  std::uint64_t count = 0, index_offset = 0;
+  std::memcpy(&count, pack.data() + pack.size() - 24, 8);
+  std::memcpy(&index_offset, pack.data() + pack.size() - 16, 8);
+  std::vector<PackRow> rows(count);
+  std::memcpy(rows.data(), pack.data() + index_offset, count * sizeof(PackRow));
+  return rows;
 }
 
 std::string run_command(const std::string& cmd, int* status = nullptr) {
@@ -295,42 +317,45 @@ TEST(FactsCacheEncoding, KnowsEveryWhereTheCollectorWrites) {
 
 TEST(FactsCache, MissThenStoreThenHit) {
   fs::path dir = fresh_dir("hit");
-  FactsCache cache(dir);
-  ASSERT_TRUE(cache.enabled()) << cache.problem();
   ContentHash key = hash_bytes(kRichSource);
   const std::uint64_t size = std::strlen(kRichSource);
-  EXPECT_FALSE(cache.load(key, size));
   ModuleFacts f = collect_facts(kRichSource);
-  cache.store(key, size, f);
-  fs::path entry = cache.entry_path(key);
-  EXPECT_TRUE(fs::exists(entry));
-  EXPECT_EQ(entry.parent_path().filename().string(), key.hex().substr(0, 2));  // sharded by 2 hex digits
-  std::optional<ModuleFacts> got = cache.load(key, size);
+  {
+    FactsCache cache(dir);
+    ASSERT_TRUE(cache.enabled()) << cache.problem();
+    EXPECT_FALSE(cache.load(key, size));
+    cache.store(key, size, f);
+    std::optional<ModuleFacts> got = cache.load(key, size);  // from this run's pack, not yet renamed
+    ASSERT_TRUE(got);
+    EXPECT_TRUE(same_facts(f, *got));
+    // Another key, or the same hash with another size, misses.
+    EXPECT_FALSE(cache.load(hash_bytes("x = 1\n"), 6));
+    EXPECT_FALSE(cache.load(key, size + 1));
+    FactsCacheStats st = cache.stats();
+    EXPECT_EQ(st.hits, 1u);
+    EXPECT_EQ(st.misses, 3u);
+    EXPECT_EQ(st.rejected, 1u);  // the size mismatch: the entry exists
+    EXPECT_EQ(st.stored, 1u);
+    EXPECT_EQ(cache_files(dir, "pack").size(), 0u);
+  }
+  // One pack per run, renamed into place when the cache closes; no loose
+  // entries, no temp files.
+  EXPECT_EQ(cache_files(dir, "pack").size(), 1u);
+  EXPECT_EQ(cache_files(dir, "loose").size(), 0u);
+  EXPECT_EQ(cache_files(dir, "temp").size(), 0u);
+  FactsCache next(dir);
+  std::optional<ModuleFacts> got = next.load(key, size);
   ASSERT_TRUE(got);
   EXPECT_TRUE(same_facts(f, *got));
-  // Another key, or the same hash with another size, misses.
-  EXPECT_FALSE(cache.load(hash_bytes("x = 1\n"), 6));
-  EXPECT_FALSE(cache.load(key, size + 1));
-  FactsCacheStats st = cache.stats();
-  EXPECT_EQ(st.hits, 1u);
-  EXPECT_EQ(st.misses, 3u);
-  EXPECT_EQ(st.rejected, 1u);  // the size mismatch: the entry exists
-  EXPECT_EQ(st.stored, 1u);
-  // No temp files left behind.
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    EXPECT_EQ(e.path().filename().string().rfind(".tmp.", 0), std::string::npos) << e.path();
   EXPECT_TRUE(fs::exists(dir / "CACHEDIR.TAG"));
 }
 
 TEST(FactsCache, CorruptEntriesAreMissesAndGetRewritten) {
-  fs::path dir = fresh_dir("corrupt");
-  FactsCache cache(dir);
   ContentHash key = hash_bytes(kRichSource);
   const std::uint64_t size = std::strlen(kRichSource);
   ModuleFacts f = collect_facts(kRichSource);
-  cache.store(key, size, f);
-  fs::path entry = cache.entry_path(key);
-  const std::string good = read_file(entry);
+  const std::uint64_t stamp = 0x4242;
+  const std::string good = encode_entry(key, size, f, stamp);
 
   std::vector<std::string> bad;
   for (std::size_t len : {std::size_t{0}, std::size_t{10}, std::size_t{56}, good.size() / 2, good.size() - 1})
@@ -343,15 +368,84 @@ TEST(FactsCache, CorruptEntriesAreMissesAndGetRewritten) {
   }
   bad.push_back(good + "trailing");
   bad.push_back(std::string(good.size(), '\0'));
+  // A loose entry (as earlier builds wrote them) and an entry in a pack.
   for (std::size_t i = 0; i < bad.size(); ++i) {
-    write_file(entry, bad[i]);
-    EXPECT_FALSE(cache.load(key, size)) << "variant " << i;
-    cache.store(key, size, f);  // what analyse() does on a miss
-    std::optional<ModuleFacts> again = cache.load(key, size);
-    ASSERT_TRUE(again) << "variant " << i;
-    EXPECT_TRUE(same_facts(f, *again));
+    fs::path dir = fresh_dir("corrupt-loose");
+    {
+      FactsCache cache(dir, stamp);
+      write_file(cache.entry_path(key), bad[i]);
+      EXPECT_FALSE(cache.load(key, size)) << "variant " << i;
+      EXPECT_EQ(cache.stats().rejected, 1u) << "variant " << i;
+      cache.store(key, size, f);  // what analyse() does on a miss
+      std::optional<ModuleFacts> again = cache.load(key, size);
+      ASSERT_TRUE(again) << "variant " << i;
+      EXPECT_TRUE(same_facts(f, *again));
+    }
+    FactsCache next(dir, stamp);  // the new pack wins over the loose entry
+    EXPECT_TRUE(next.load(key, size)) << "variant " << i;
   }
-  EXPECT_EQ(cache.stats().rejected, bad.size());
+  fs::path dir = fresh_dir("corrupt-pack");
+  {
+    FactsCache cache(dir, stamp);
+    cache.store(key, size, f);
+  }
+  ASSERT_EQ(cache_files(dir, "pack").size(), 1u);
+  const fs::path pack = cache_files(dir, "pack")[0];
+  const std::string whole = read_file(pack);
+  ASSERT_EQ(whole.substr(0, good.size()), good);
+  std::vector<std::string> bad_packs;
+  for (const std::string& entry : bad)
+    if (entry.size() == good.size()) bad_packs.push_back(entry + whole.substr(good.size()));  // a damaged entry
+  const std::size_t damaged_entries = bad_packs.size();
+  for (std::size_t at : {good.size() + 3, whole.size() - 30, whole.size() - 20, whole.size() - 1}) {
+    std::string s = whole;
+    s[at] ^= 0x20;  // index, trailer
+    bad_packs.push_back(s);
+  }
+  bad_packs.push_back(whole.substr(0, whole.size() - 1));
+  bad_packs.push_back(whole + "x");
+  bad_packs.push_back(whole.substr(0, 20));
+  for (std::size_t i = 0; i < bad_packs.size(); ++i) {
+    for (const auto& p : cache_files(dir, "pack")) fs::remove(p);
+    write_file(pack, bad_packs[i]);
+    {
+      FactsCache cache(dir, stamp);
+      EXPECT_FALSE(cache.load(key, size)) << "pack variant " << i;
+      // A damaged entry is one miss; a pack whose index or trailer does not
+      // check is removed whole.
+      EXPECT_EQ(cache.stats().rejected, i < damaged_entries ? 1u : 0u) << "pack variant " << i;
+      EXPECT_EQ(fs::exists(pack), i < damaged_entries) << "pack variant " << i;
+      cache.store(key, size, f);
+    }
+    FactsCache next(dir, stamp);
+    std::optional<ModuleFacts> again = next.load(key, size);
+    ASSERT_TRUE(again) << "pack variant " << i;
+    EXPECT_TRUE(same_facts(f, *again));
+    EXPECT_EQ(next.stats().rejected, 0u) << "pack variant " << i;
+  }
+}
+
+TEST(FactsCache, PacksBeyondTheLimitAreMergedIntoOne) {
+  fs::path dir = fresh_dir("merge");
+  std::vector<std::string> sources;
+  for (std::size_t i = 0; i <= FactsCache::kMaxPacks + 1; ++i) {
+    sources.push_back("import os\nX" + std::to_string(i) + " = os.sep\n");
+    FactsCache cache(dir);
+    cache.store(hash_bytes(sources.back()), sources.back().size(), collect_facts(sources.back()));
+    cache.store(hash_bytes(sources[0]), sources[0].size(), collect_facts(sources[0]));  // the same entry again
+    const std::size_t packs = cache_files(dir, "pack").size();
+    EXPECT_EQ(packs, i) << "before the run's own pack";
+    if (i == FactsCache::kMaxPacks) {
+      cache.flush();  // the ninth: merged with the other eight
+      EXPECT_EQ(cache_files(dir, "pack").size(), 1u);
+      EXPECT_TRUE(cache.load(hash_bytes(sources[3]), sources[3].size()));  // still read, from a removed pack
+      break;
+    }
+  }
+  EXPECT_EQ(cache_files(dir, "temp").size(), 0u);
+  FactsCache cache(dir);
+  for (const std::string& src : sources) EXPECT_TRUE(cache.load(hash_bytes(src), src.size())) << src;
+  EXPECT_EQ(cache.stats().rejected, 0u);
 }
 
 TEST(FactsCache, OtherVersionsAndBuildsAreMisses) {
@@ -441,14 +535,14 @@ TEST(FactsCache, AnalyseTakesHitsAndRebuildsCorruptEntries) {
   EXPECT_EQ(plain.total_lines, warm.total_lines);
 
   // Damage every entry: all are misses, all are rebuilt, the facts do not change.
-  std::vector<fs::path> entries = entry_files(dir / "cache");
-  ASSERT_EQ(entries.size(), n);
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    std::string s = read_file(entries[i]);
-    if (i % 2) s[s.size() / 2] ^= 1;
-    else s.resize(s.size() / 3);
-    write_file(entries[i], s);
-  }
+  std::vector<fs::path> packs = cache_files(dir / "cache", "pack");
+  ASSERT_EQ(packs.size(), 1u);
+  EXPECT_EQ(cache_files(dir / "cache", "loose").size(), 0u);
+  std::string pack = read_file(packs[0]);
+  std::vector<PackRow> rows = pack_rows(pack);
+  ASSERT_EQ(rows.size(), n);
+  for (std::size_t i = 0; i < rows.size(); ++i) pack[rows[i].offset + (i % 2 ? rows[i].size / 2 : 20)] ^= 1;
+  write_file(packs[0], pack);
   Analysis rebuilt = analyse(options_for(tree, dir / "cache"));
   EXPECT_EQ(rebuilt.cache.hits, 0u);
   EXPECT_EQ(rebuilt.cache.rejected, n);
@@ -495,7 +589,9 @@ TEST(FactsCache, TwoProcessesShareOneCache) {
   EXPECT_EQ(third.cache.rejected, 0u);
   for (std::size_t i = 0; i < plain.files.size(); ++i)
     EXPECT_TRUE(same_facts(plain.files[i].facts, third.files[i].facts));
-  EXPECT_EQ(entry_files(dir / "cache").size(), 301u);  // no duplicates, no temp files
+  // One pack per process (the third stored nothing), no temp files.
+  EXPECT_EQ(cache_files(dir / "cache", "pack").size(), 2u);
+  EXPECT_EQ(cache_files(dir / "cache", "temp").size(), 0u);
 }
 
 // The binary: two runs in parallel on one cache, then a third, then --no-cache:
@@ -541,16 +637,15 @@ TEST(FactsCache, BinaryOutputIsTheSameWithAndWithoutCache) {
   const std::string name = stamps[0].filename().string();
   const std::uint64_t stamp = std::stoull(name.substr(name.rfind('-') + 1), nullptr, 16);
   std::size_t checked = 0;
+  FactsCache written(dir / "cache", stamp);
   for (const auto& e : fs::recursive_directory_iterator(tree / "ring")) {
     if (e.path().extension() != ".py") continue;
     std::string src = read_file(e.path());
-    ContentHash key = hash_bytes(src);
-    std::string h = key.hex();
-    std::string entry = read_file(stamps[0] / h.substr(0, 2) / h.substr(2));
-    EXPECT_TRUE(decode_entry(entry, key, src.size(), stamp)) << e.path();
+    EXPECT_TRUE(written.load(hash_bytes(src), src.size())) << e.path();
     ++checked;
   }
   EXPECT_EQ(checked, 121u);
+  EXPECT_EQ(written.stats().rejected, 0u);
   for (const auto& e : fs::recursive_directory_iterator(dir / "cache"))
     EXPECT_EQ(e.path().filename().string().rfind(".tmp.", 0), std::string::npos) << e.path();
   EXPECT_EQ(files_in(tree), tree_before);  // nothing was written into the analysed tree
