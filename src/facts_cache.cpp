@@ -797,12 +797,16 @@ std::optional<std::string> read_entry(const std::filesystem::path& path) {
   return bytes;
 }
 
+// A temp file's name in `dir`: ".tmp.PID.N", `counter` keeping one process's
+// names apart (and the pid telling a later run whether its writer is gone).
+std::filesystem::path temp_path(const std::filesystem::path& dir, std::atomic<std::size_t>& counter) {
+  return dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));
+}
+
 // A private temp file renamed over the entry: readers see the old entry, no
-// entry, or the whole new one, never a part. `counter` keeps one process's
-// temp names apart. False when nothing was written.
+// entry, or the whole new one, never a part. False when nothing was written.
 bool write_entry(const std::filesystem::path& path, std::string_view bytes, std::atomic<std::size_t>& counter) {
-  const std::filesystem::path tmp =
-      path.parent_path() / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++));
+  const std::filesystem::path tmp = temp_path(path.parent_path(), counter);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0 && errno == ENOENT) {
     ::mkdir(path.parent_path().c_str(), 0755);  // the shard; EEXIST when another run made it
@@ -863,6 +867,7 @@ struct PackTrailer {
   std::uint64_t index_sum;  // checksum of the index rows
 };
 static_assert(sizeof(PackTrailer) == 32);
+static_assert(sizeof(PackIndexRow) == 32, "a pack index row is stored as it is");
 
 bool pread_all(int fd, char* into, std::size_t size, std::uint64_t offset) {
   std::size_t got = 0;
@@ -893,32 +898,32 @@ std::vector<std::filesystem::path> list_packs(const std::filesystem::path& dir) 
 
 // A pack's index rows, or nothing when its trailer or index does not check.
 // The size of an entry is checked when it is read (decode_entry).
-template <class Row>
-std::optional<std::vector<Row>> read_pack_index(int fd) {
+std::optional<std::vector<PackIndexRow>> read_pack_index(int fd) {
   struct stat st;
   if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(PackTrailer))) return std::nullopt;
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
   PackTrailer t;
   if (!pread_all(fd, reinterpret_cast<char*>(&t), sizeof t, size - sizeof t)) return std::nullopt;
   if (std::memcmp(t.magic, kPackMagic, sizeof kPackMagic) != 0 || t.index_offset > size ||
-      t.count > (size - t.index_offset) / sizeof(Row) ||
-      t.index_offset + t.count * sizeof(Row) + sizeof t != size)
+      t.count > (size - t.index_offset) / sizeof(PackIndexRow) ||
+      t.index_offset + t.count * sizeof(PackIndexRow) + sizeof t != size)
     return std::nullopt;
-  std::vector<Row> rows(t.count);
-  if (t.count && !pread_all(fd, reinterpret_cast<char*>(rows.data()), t.count * sizeof(Row), t.index_offset))
+  std::vector<PackIndexRow> rows(t.count);
+  const std::size_t index_size = t.count * sizeof(PackIndexRow);
+  if (t.count && !pread_all(fd, reinterpret_cast<char*>(rows.data()), index_size, t.index_offset))
     return std::nullopt;
-  if (checksum(std::string_view(reinterpret_cast<const char*>(rows.data()), t.count * sizeof(Row))) != t.index_sum)
+  if (checksum(std::string_view(reinterpret_cast<const char*>(rows.data()), index_size)) != t.index_sum)
     return std::nullopt;
-  for (const Row& r : rows)
+  for (const PackIndexRow& r : rows)
     if (r.offset > t.index_offset || r.size > t.index_offset - r.offset) return std::nullopt;
   return rows;
 }
 
 // The index and trailer that end a pack whose entries are `rows`.
-template <class Row>
-std::string pack_tail(std::vector<Row> rows, std::uint64_t index_offset) {
-  std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return std::tie(x.hi, x.lo) < std::tie(y.hi, y.lo); });
-  std::string out(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(Row));
+std::string pack_tail(std::vector<PackIndexRow> rows, std::uint64_t index_offset) {
+  std::sort(rows.begin(), rows.end(),
+            [](const PackIndexRow& x, const PackIndexRow& y) { return std::tie(x.hi, x.lo) < std::tie(y.hi, y.lo); });
+  std::string out(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(PackIndexRow));
   PackTrailer t;
   std::memcpy(t.magic, kPackMagic, sizeof kPackMagic);
   t.count = rows.size();
@@ -965,8 +970,8 @@ void FactsCache::read_packs() {
     for (const auto& path : list_packs(dir)) {
       const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) continue;  // merged away by another run meanwhile
-      if (auto rows = read_pack_index<IndexRow>(fd)) {
-        add_pack(path, fd, *rows);
+      if (auto rows = read_pack_index(fd)) {
+        add_pack(fd, *rows);
       } else {
         ::close(fd);
         std::error_code ignored;
@@ -976,25 +981,22 @@ void FactsCache::read_packs() {
   });
 }
 
-void FactsCache::add_pack(const std::filesystem::path& /*path*/, int fd, const std::vector<IndexRow>& rows) {
+void FactsCache::add_pack(int fd, const std::vector<PackIndexRow>& rows) {
   const int index = static_cast<int>(packs_.size());
   packs_.push_back(fd);
-  for (const IndexRow& r : rows) where_[ContentHash{r.lo, r.hi}] = Located{index, r.offset, r.size};
+  for (const PackIndexRow& r : rows) where_[ContentHash{r.lo, r.hi}] = Located{index, r.offset, r.size};
 }
 
 std::optional<std::string> FactsCache::read_packed(const Located& at) {
   if (at.size > (1ull << 30)) return std::nullopt;
   std::string bytes(static_cast<std::size_t>(at.size), '\0');
-  int fd;
-  if (at.pack < 0) {
+  if (at.pack < 0) {  // this run's pack: what is still pending goes to the file first
     std::lock_guard<std::mutex> lock(pack_mu_);
-    if (!write_pending()) return std::nullopt;
-    fd = pack_fd_;
-    if (fd < 0 || !pread_all(fd, bytes.data(), bytes.size(), at.offset)) return std::nullopt;
+    if (!write_pending() || !pread_all(pack_fd_, bytes.data(), bytes.size(), at.offset)) return std::nullopt;
     return bytes;
   }
-  fd = packs_[static_cast<std::size_t>(at.pack)];
-  if (!pread_all(fd, bytes.data(), bytes.size(), at.offset)) return std::nullopt;
+  if (!pread_all(packs_[static_cast<std::size_t>(at.pack)], bytes.data(), bytes.size(), at.offset))
+    return std::nullopt;
   return bytes;
 }
 
@@ -1046,16 +1048,14 @@ void FactsCache::store(const ContentHash& key, std::uint64_t source_size, const 
   if (pack_fd_ < 0) {
     const std::filesystem::path dir = pack_directory();
     ::mkdir(dir.c_str(), 0755);  // EEXIST when another run made it
-    pack_tmp_ = dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(tmp_counter_++));
+    pack_tmp_ = temp_path(dir, tmp_counter_);
     pack_fd_ = ::open(pack_tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (pack_fd_ < 0) {
       pack_failed_ = true;
       return;
     }
   }
-  const Located at{-1, pack_size_ + pending_.size(), bytes.size()};
-  pack_index_.push_back({key.lo, key.hi, at.offset, at.size});
-  pending_where_[key] = at;
+  pending_where_[key] = Located{-1, pack_size_ + pending_.size(), bytes.size()};
   pending_ += bytes;
   stored_++;
   // Written in large pieces: one write per MiB, not one per entry.
@@ -1065,8 +1065,11 @@ void FactsCache::store(const ContentHash& key, std::uint64_t source_size, const 
 void FactsCache::flush() {
   std::lock_guard<std::mutex> lock(pack_mu_);
   if (pack_fd_ < 0) return;
+  std::vector<PackIndexRow> rows;  // each key's last copy
+  rows.reserve(pending_where_.size());
+  for (const auto& [key, at] : pending_where_) rows.push_back({key.lo, key.hi, at.offset, at.size});
   bool ok = write_pending();
-  ok = ok && write_all(pack_fd_, pack_tail(pack_index_, pack_size_));
+  ok = ok && write_all(pack_fd_, pack_tail(rows, pack_size_));
   ok = ::close(pack_fd_) == 0 && ok;
   std::filesystem::path final_path = new_pack_path(pack_directory(), tmp_counter_);
   ok = ok && ::rename(pack_tmp_.c_str(), final_path.c_str()) == 0;
@@ -1075,15 +1078,10 @@ void FactsCache::flush() {
   pack_failed_ = false;
   pack_size_ = 0;
   pending_.clear();
-  pack_index_.clear();
   pending_where_.clear();
   if (!ok) return;
   // What this run stored stays readable through this cache.
-  const int fd = ::open(final_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    if (auto rows = read_pack_index<IndexRow>(fd)) add_pack(final_path, fd, *rows);
-    else ::close(fd);
-  }
+  if (const int fd = ::open(final_path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) add_pack(fd, rows);
   merge_packs();
 }
 
@@ -1095,26 +1093,25 @@ void FactsCache::merge_packs() {
   const std::filesystem::path dir = pack_directory();
   const std::vector<std::filesystem::path> packs = list_packs(dir);
   if (packs.size() <= kMaxPacks) return;
-  std::unordered_map<ContentHash, std::pair<std::size_t, IndexRow>, KeyHash> newest;
+  std::unordered_map<ContentHash, std::pair<std::size_t, PackIndexRow>, KeyHash> newest;
   std::vector<int> fds;
   std::vector<std::filesystem::path> merged;
   for (const auto& path : packs) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
-    auto rows = read_pack_index<IndexRow>(fd);
+    auto rows = read_pack_index(fd);
     if (!rows) {
       ::close(fd);
       continue;
     }
-    for (const IndexRow& r : *rows) newest[ContentHash{r.lo, r.hi}] = {fds.size(), r};
+    for (const PackIndexRow& r : *rows) newest[ContentHash{r.lo, r.hi}] = {fds.size(), r};
     fds.push_back(fd);
     merged.push_back(path);
   }
-  const std::filesystem::path tmp =
-      dir / (".tmp." + std::to_string(::getpid()) + "." + std::to_string(tmp_counter_++));
+  const std::filesystem::path tmp = temp_path(dir, tmp_counter_);
   const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   bool ok = out >= 0;
-  std::vector<IndexRow> rows;
+  std::vector<PackIndexRow> rows;
   std::uint64_t offset = 0;
   std::string buf, entry;
   for (const auto& [key, from] : newest) {

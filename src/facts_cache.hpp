@@ -78,6 +78,12 @@ const std::vector<const char*>& known_use_wheres();
 // location once a config file can name one.
 std::filesystem::path default_cache_dir(const std::vector<std::filesystem::path>& paths);
 
+// One row of a pack's index, as stored: the entry of content hash {lo, hi} is
+// `size` bytes at `offset`.
+struct PackIndexRow {
+  std::uint64_t lo = 0, hi = 0, offset = 0, size = 0;
+};
+
 struct FactsCacheStats {
   std::size_t hits = 0;
   std::size_t misses = 0;    // no entry, or an entry that was rejected
@@ -127,11 +133,8 @@ class FactsCache {
     int pack = -1;  // index into packs_, or -1: this run's pack
     std::uint64_t offset = 0, size = 0;
   };
-  struct IndexRow {
-    std::uint64_t lo = 0, hi = 0, offset = 0, size = 0;
-  };
   void read_packs();  // once, on first use
-  void add_pack(const std::filesystem::path& path, int fd, const std::vector<IndexRow>& rows);
+  void add_pack(int fd, const std::vector<PackIndexRow>& rows);
   std::optional<std::string> read_packed(const Located& at);
   bool write_pending();  // pending_ to pack_fd_; false when the write failed
   void merge_packs();
@@ -156,8 +159,7 @@ class FactsCache {
   std::filesystem::path pack_tmp_;
   std::uint64_t pack_size_ = 0;  // bytes written to pack_fd_
   std::string pending_;
-  std::vector<IndexRow> pack_index_;
-  std::unordered_map<ContentHash, Located, KeyHash> pending_where_;
+  std::unordered_map<ContentHash, Located, KeyHash> pending_where_;  // its index
 };
 
 }  // namespace cyclefix

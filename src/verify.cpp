@@ -214,8 +214,10 @@ def _cyclefix_serve(fresh_main, fresh_modules):
         main.clear()
         main.update(fresh_main)
 
-    def fork_child(prepare):
-        # A child that runs CHILD_CODE after prepare(), its fd 1 a pipe.
+    def run_child(out, prepare):
+        # A child that runs CHILD_CODE after prepare(), its fd 1 a pipe; its
+        # pid goes to `out` at once ("pid N"), then its first output line and
+        # exit status ("done ..."). Returns the pid, reaped by serve().
         r, w = os.pipe()
         pid = fork()
         if pid == 0:
@@ -234,10 +236,6 @@ def _cyclefix_serve(fresh_main, fresh_modules):
             os.setpgid(pid, pid)
         except OSError:
             pass
-        return pid, r
-
-    def report(out, pid, r):
-        # "pid N", then the child's first output line and exit status.
         send(out, b"pid %d\n" % pid)
         data = b""
         while b"\n" not in data:
@@ -254,6 +252,22 @@ def _cyclefix_serve(fresh_main, fresh_modules):
         else:
             status = info.si_status | (0x80 if info.si_code == os.CLD_DUMPED else 0)
         send(out, b"done %d %d\n" % (status, len(data)) + data)
+        return pid
+
+    def serve(requests, handle):
+        # Each request line to handle(), which returns the pid of the child it
+        # ran (0: none). That child is reaped only when the next request comes,
+        # so its pid (and process group) cannot be reused while cyclefix may
+        # still kill it after a timeout.
+        last = 0
+        while True:
+            line = requests.line()
+            if last:
+                os.waitpid(last, 0)
+                last = 0
+            if line is None:
+                return
+            last = handle(line)
 
     def ask(sub, request, out=None, extra=b""):
         # Passes a request to zygote `sub`; its answer goes to `out` (or is
@@ -320,18 +334,11 @@ def _cyclefix_serve(fresh_main, fresh_modules):
 
     def zygote(depth, requests, out):
         # "run", "zygote" and "stop" for this zygote (their DEPTH is its own)
-        # or passed on to its own zygote; the last child reaped at the next
-        # request.
-        sub, last = None, 0
-        while True:
-            line = requests.line()
-            if last:
-                os.waitpid(last, 0)
-                last = 0
-            if line is None:
-                if sub is not None:
-                    stop(sub)
-                return
+        # or passed on to its own zygote.
+        sub = None
+
+        def handle(line):
+            nonlocal sub
             verb, at, arg = (line.split(b"\t", 2) + [b""])[:3]
             if int(at) > depth:
                 if sub is None or ask(sub, line, out) is None:
@@ -342,9 +349,7 @@ def _cyclefix_serve(fresh_main, fresh_modules):
                 def warm():
                     main["_cyclefix_warm"] = ("warm", module)
 
-                pid, r = fork_child(warm)
-                report(out, pid, r)
-                last = pid
+                return run_child(out, warm)
             elif verb == b"zygote":
                 if sub is not None:
                     stop(sub)
@@ -364,6 +369,11 @@ def _cyclefix_serve(fresh_main, fresh_modules):
             elif verb == b"stop" and sub is not None:
                 stop(sub)
                 sub = None
+            return 0
+
+        serve(requests, handle)
+        if sub is not None:
+            stop(sub)
 
     def enter_top(top):
         # The top zygote: a clean child's set-up and `import top`, by CHILD_CODE.
@@ -428,21 +438,11 @@ def _cyclefix_serve(fresh_main, fresh_modules):
                 if ask(state["top"], request, 1, b" %.3f" % seconds if seconds else b"") is None:
                     exit_now(71)
                 return 0
-        pid, r = fork_child(lambda: clean(mode, module))
-        report(1, pid, r)
-        return pid
+        return run_child(1, lambda: clean(mode, module))
 
     send(1, b"cyclefix-fork-server ready\n")
     dup2(null, 2)
-    requests, last = Lines(0), 0
-    while True:
-        line = requests.line()
-        if last:
-            os.waitpid(last, 0)
-            last = 0
-        if line is None:
-            break
-        last = handle(line)
+    serve(Lines(0), handle)
     if state["top"] is not None:
         stop(state["top"])
 

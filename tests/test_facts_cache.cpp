@@ -202,16 +202,13 @@ std::vector<fs::path> cache_files(const fs::path& cache_dir, const std::string& 
   return out;
 }
 
-// A pack's index rows {lo, hi, offset, size}, read from its trailer.
-struct PackRow {
-  std::uint64_t lo, hi, offset, size;
-};
-std::vector<PackRow> pack_rows(const std::string& pack) {
+// A pack's index rows, read from its trailer.
+std::vector<cyclefix::PackIndexRow> pack_rows(const std::string& pack) {
   std::uint64_t count = 0, index_offset = 0;
   std::memcpy(&count, pack.data() + pack.size() - 24, 8);
   std::memcpy(&index_offset, pack.data() + pack.size() - 16, 8);
-  std::vector<PackRow> rows(count);
-  std::memcpy(rows.data(), pack.data() + index_offset, count * sizeof(PackRow));
+  std::vector<cyclefix::PackIndexRow> rows(count);
+  std::memcpy(rows.data(), pack.data() + index_offset, count * sizeof(cyclefix::PackIndexRow));
   return rows;
 }
 
@@ -539,7 +536,7 @@ TEST(FactsCache, AnalyseTakesHitsAndRebuildsCorruptEntries) {
   ASSERT_EQ(packs.size(), 1u);
   EXPECT_EQ(cache_files(dir / "cache", "loose").size(), 0u);
   std::string pack = read_file(packs[0]);
-  std::vector<PackRow> rows = pack_rows(pack);
+  std::vector<cyclefix::PackIndexRow> rows = pack_rows(pack);
   ASSERT_EQ(rows.size(), n);
   for (std::size_t i = 0; i < rows.size(); ++i) pack[rows[i].offset + (i % 2 ? rows[i].size / 2 : 20)] ^= 1;
   write_file(packs[0], pack);
