@@ -17,9 +17,11 @@ namespace {
 
 // Reads and parses one file; the tree is dropped before returning so memory
 // stays proportional to facts.
-void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& options, FactsCache* cache,
-                  std::vector<Diagnostic>& diags) {
-  SourceText text = read_source(fa.source.path, options.max_file_size);
+void analyse_file(FileAnalysis& fa, std::size_t index, TSParser* parser, const AnalysisOptions& options,
+                  FactsCache* cache, std::vector<Diagnostic>& diags) {
+  PrereadSources* pre = options.discovered ? options.preread : nullptr;  // indexed like the caller's discovery
+  const bool preread = pre && index < pre->kept.size() && pre->kept[index];
+  SourceText text = preread ? std::move(pre->texts[index]) : read_source(fa.source.path, options.max_file_size);
   fa.bytes = text.bytes.size();
   if (!text.ok) {
     diags.push_back({fa.source.display, text.problem_line, text.problem + "; skipped"});
@@ -34,7 +36,7 @@ void analyse_file(FileAnalysis& fa, TSParser* parser, const AnalysisOptions& opt
     return;
   }
   // Facts depend on the bytes alone: a cached copy stands for parse + collect.
-  const ContentHash key = cache ? hash_bytes(src) : ContentHash{};
+  const ContentHash key = !cache ? ContentHash{} : preread ? pre->hashes[index] : hash_bytes(src);
   if (std::optional<ModuleFacts> cached = cache ? cache->load(key, src.size()) : std::nullopt) {
     fa.facts = std::move(*cached);
   } else {
@@ -55,11 +57,21 @@ void build_graph_on(Analysis& a, unsigned jobs);
 
 }  // namespace
 
-ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& options) {
+ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& options, PrereadSources* keep) {
   std::vector<ContentHash> content(d.files.size());
+  if (keep) {
+    keep->texts.assign(d.files.size(), SourceText{});
+    keep->kept.assign(d.files.size(), 0);
+    keep->hashes.assign(d.files.size(), ContentHash{});
+  }
+  std::atomic<std::uint64_t> kept_bytes{0};
   parallel_for(d.files.size(), options.jobs, [] { return 0; }, [&](std::size_t i, int) {
-    const SourceText text = read_source(d.files[i].path, options.max_file_size);
+    SourceText text = read_source(d.files[i].path, options.max_file_size);
     content[i] = text.ok ? hash_bytes(text.bytes) : hash_bytes(text.problem + ":" + std::to_string(text.problem_line));
+    if (!keep || kept_bytes.fetch_add(text.bytes.size()) + text.bytes.size() > kPrereadBudget) return;
+    keep->hashes[i] = content[i];
+    keep->texts[i] = std::move(text);
+    keep->kept[i] = 1;
   });
   std::string all;
   auto field = [&](std::string_view s) {
@@ -156,7 +168,7 @@ Analysis analyse(const AnalysisOptions& options) {
 
   std::vector<std::vector<Diagnostic>> per_file(n);
   parallel_for(n, options.jobs, [] { return ts::make_python_parser(); }, [&](std::size_t i, ts::ParserPtr& parser) {
-    analyse_file(a.files[i], parser.get(), options, cache ? &*cache : nullptr, per_file[i]);
+    analyse_file(a.files[i], i, parser.get(), options, cache ? &*cache : nullptr, per_file[i]);
     if (options.progress) options.progress->advance();
   });
 

@@ -19,6 +19,15 @@
 
 namespace cyclefix {
 
+// What fingerprint_inputs() read, kept for the analysis that follows when the
+// run is not replayed: a cold run then reads each file once. Parallel to the
+// discovery's files; a slot not kept (over the memory budget) is read again.
+struct PrereadSources {
+  std::vector<SourceText> texts;
+  std::vector<char> kept;
+  std::vector<ContentHash> hashes;  // hash_bytes() of each kept readable text
+};
+
 struct AnalysisOptions {
   DiscoveryOptions discovery;
   unsigned jobs = 0;  // 0: all cores
@@ -28,6 +37,8 @@ struct AnalysisOptions {
   std::filesystem::path cache_dir;
   Progress* progress = nullptr;  // parsing and graph phases, when set
   const Discovery* discovered = nullptr;  // the files, when the caller already discovered them
+  // Files the caller already read (fingerprint_inputs), taken instead of read again.
+  PrereadSources* preread = nullptr;
 };
 
 struct FileAnalysis {
@@ -61,8 +72,11 @@ Analysis analyse(const AnalysisOptions& options);
 
 // A hash of everything analyse() reads from disk for `d`: the roots, each file's
 // path, display name, module name and bytes (or why it cannot be read), the
-// namespace packages and discovery's problems. Reads every file (in parallel).
-ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& options);
+// namespace packages and discovery's problems. Reads every file (in parallel);
+// with `keep`, the bytes read are kept there for analyse(), up to
+// kPrereadBudget bytes in all.
+inline constexpr std::uint64_t kPrereadBudget = 256ull << 20;
+ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& options, PrereadSources* keep = nullptr);
 
 // Builds the module index, resolves imports and builds the graph from already
 // collected facts. Exposed for tests that work on in-memory sources.

@@ -114,10 +114,19 @@ BlankedParse parse_blanked(TSParser* parser, std::string_view source) {
   for (std::size_t i = source.find("lazy"); i != std::string_view::npos; i = source.find("lazy", i + 4))
     if (std::size_t k = candidate_keyword(source, i))
       blanks.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(k), Blank::Kind::Lazy});
-  for (std::size_t i = source.find_first_of("tT"); i != std::string_view::npos; i = source.find_first_of("tT", i + 1))
-    if (i + 1 < source.size() && (string_quote(source[i + 1]) || source[i + 1] == 'r' || source[i + 1] == 'R'))
-      if (long b = template_prefix(source, i); b >= 0)
-        blanks.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(b), Blank::Kind::TemplatePrefix});
+  // From each quote back to its `t`: quotes are far fewer than t's, and a
+  // find_first_of per `t` was 2% of the facts stage.
+  auto template_letter = [](char c) { return c == 't' || c == 'T'; };
+  for (std::size_t q = 1; q < source.size(); ++q) {
+    if (!string_quote(source[q])) continue;
+    std::size_t i = q - 1;
+    if (!template_letter(source[i])) {
+      if (q < 2 || (source[i] != 'r' && source[i] != 'R') || !template_letter(source[q - 2])) continue;
+      i = q - 2;
+    }
+    if (long b = template_prefix(source, i); b >= 0)
+      blanks.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(b), Blank::Kind::TemplatePrefix});
+  }
   for (std::size_t i = source.find(":="); i != std::string_view::npos; i = source.find(":=", i + 2))
     if (format_spec_walrus(source, i))
       blanks.push_back({static_cast<uint32_t>(i + 1), static_cast<uint32_t>(i), Blank::Kind::FormatSpec});

@@ -52,11 +52,17 @@ AnalysisOptions to_analysis_options(const CommonOptions& o, Progress* progress) 
     a.cache_dir = o.cache_dir.empty() ? default_cache_dir(a.discovery.paths) : std::filesystem::path(o.cache_dir);
   a.progress = progress;
   a.discovered = o.discovered;
+  a.preread = o.preread;
   return a;
 }
 
-Analysis analyse_and_report(const CommonOptions& o, Progress& progress) {
-  Analysis a = analyse(to_analysis_options(o, &progress));
+Analysis& analyse_and_report(const CommonOptions& o, Progress& progress) {
+  // Reachable from a static (so leak checkers do not report it), never freed.
+  static Analysis* kept = nullptr;
+  delete kept;
+  kept = nullptr;
+  kept = new Analysis(analyse(to_analysis_options(o, &progress)));
+  Analysis& a = *kept;
   progress.clear();
   if (!o.quiet) print_diagnostics(std::cerr, a);
   if (!o.quiet && !o.cache_dir.empty() && !a.cache_problem.empty())
@@ -124,6 +130,7 @@ int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, s
   if (ao.cache_dir.empty()) return body(o);
   FactsCache cache(ao.cache_dir);
   if (!cache.enabled()) return body(o);  // the analysis says why
+  profile_stage("fingerprint");  // finding and reading the files, to look the run up
   const Discovery discovered = discover(ao.discovery);
   std::string key;
   auto field = [&](std::string_view s) {
@@ -140,7 +147,8 @@ int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, s
     field(path);
     field(in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string("\0unreadable", 11));
   }
-  field(fingerprint_inputs(discovered, ao).hex());
+  PrereadSources preread;
+  field(fingerprint_inputs(discovered, ao, &preread).hex());
   const ContentHash id = hash_bytes(key);
 
   if (std::optional<std::string> bytes = cache.load_record(id)) {
@@ -160,6 +168,7 @@ int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, s
   }
   CommonOptions with = o;
   with.discovered = &discovered;
+  with.preread = &preread;
   RecordedRun run;
   {
     StreamTee out(std::cout, run.out), err(std::cerr, run.err);

@@ -42,6 +42,7 @@ struct CommonOptions {
   bool no_cache = false;
   std::string config_file;                // the pyproject.toml read (apply_config), if any
   const Discovery* discovered = nullptr;  // the files, when run_recorded already found them
+  PrereadSources* preread = nullptr;      // and their bytes, when it read them
 };
 
 // The options of every command (and --platform, --python-version), --json unless `with_json` is false.
@@ -55,8 +56,11 @@ inline const std::vector<std::string> kEntryChoices{"normal", "bare", "both", "l
 AnalysisOptions to_analysis_options(const CommonOptions& o, Progress* progress = nullptr);
 
 // analyse(), then the per-file problems on stderr (and why an asked-for cache
-// could not be used); the progress line is cleared first.
-Analysis analyse_and_report(const CommonOptions& o, Progress& progress);
+// could not be used); the progress line is cleared first. The analysis lives
+// until the process exits (a later call frees the one before): a command ends
+// by exiting, and freeing the facts of a 50,000-file tree (1.3 GB in millions
+// of small allocations) took 0.7 s that nobody waits for.
+Analysis& analyse_and_report(const CommonOptions& o, Progress& progress);
 
 // [tool.cyclefix] (config.hpp) fills in what the command line of `cmd` left
 // out: a flag given there wins. Plan and rewrite settings apply where the

@@ -34,7 +34,7 @@ int run_cycles(const CommonOptions& o, const CyclesCli& c) {
     return kExitError;
   }
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   release_rewrite_facts(a);
   BothModes sim;

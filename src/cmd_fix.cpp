@@ -120,7 +120,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     }
   }
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   progress.phase("simulate");
   const BothModes before_sim = simulate_both(a);  // for the plan's guard and the summary

@@ -12,7 +12,7 @@ namespace {
 
 int run_graph(const CommonOptions& o, const std::string& format) {
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   if (format == "dot") {
     write_dot(std::cout, a, r);

@@ -16,7 +16,7 @@ int run_plan(const CommonOptions& o, PlanOptions po, const std::string& target_v
   simulate_at_least(po.target_minor);
   if (!check_prefer_lazy(po)) return kExitError;
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   progress.phase("plan");
   CutPlan plan = plan_cuts(a, r, po);

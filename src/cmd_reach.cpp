@@ -12,7 +12,7 @@ namespace {
 
 int run_reach(const CommonOptions& o) {
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   Reachability r = compute_reachability(a.files, a.modules, true);
   if (o.json_out != "-") write_reach_text(std::cout, a, r);
   if (!o.json_out.empty() && !write_json(o.json_out, reach_json(a, r))) return kExitError;

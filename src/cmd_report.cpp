@@ -23,7 +23,7 @@ int run_report(const CommonOptions& o, const PlanOptions& po, const RewriteOptio
     return kExitError;
   }
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   CycleReport r = build_cycle_report(a, o.max_loops);
   progress.phase("simulate");
   const BothModes before_sim = simulate_both(a);

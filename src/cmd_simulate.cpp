@@ -12,7 +12,7 @@ namespace {
 
 int run_simulate(const CommonOptions& o, const std::string& entry) {
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   release_rewrite_facts(a);
   const std::vector<EntryMode> modes = entry_modes(entry);
   nlohmann::json runs = nlohmann::json::array();

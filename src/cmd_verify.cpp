@@ -27,7 +27,7 @@ struct VerifyCli {
 // the simulator's predictions and writes a pytest file that does the same check.
 int run_verify(const CommonOptions& o, const VerifyCli& v) {
   Progress progress(Progress::wanted(o.quiet));
-  Analysis a = analyse_and_report(o, progress);
+  Analysis& a = analyse_and_report(o, progress);
   std::vector<std::string> modules, roots;
   std::vector<ModuleId> ids;
   for (ModuleId m = 0; m < a.modules.size(); ++m) {

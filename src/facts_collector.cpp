@@ -432,7 +432,10 @@ class Collector {
     if (prefilter_) collect_import_names(top, 0);
     scopes_.push_back(Scope{ScopeKind::Module, "", "", {}, {}, {}, {}, {}});
     Ctx ctx;
-    for (TSNode c : top) visit(c, ctx, 1);
+    for (TSNode c : top) {
+      top_statement_ = c;
+      visit(c, ctx, 1);
+    }
     if (prefilter_) {
       for (const auto& n : module_import_names_)
         if (!maybe_imported_.count(n)) return false;
@@ -467,6 +470,7 @@ class Collector {
   std::string_view chain_base_;
   bool depth_reported_ = false;
   bool memoize_ = false;
+  TSNode top_statement_{};  // the module-level statement run() is visiting
   int open_functions_ = 0;  // function scopes on scopes_
   // A metaclass's `__new__`/`__init__(mcs, name, bases, ns)` being visited: its
   // FunctionInfo index and the name of its bases parameter (not rebound in the
@@ -1226,10 +1230,15 @@ class Collector {
     sort_unique(names);
     int line = ts::line(target);
     uint32_t begin = ts_node_start_byte(target);
-    TSNode top = target;  // the module-level statement holding it
-    for (TSNode p = ts_node_parent(top); !ts_node_is_null(p) && std::strcmp(ts_node_type(p), "module") != 0;
-         p = ts_node_parent(p))
-      top = p;
+    // The module-level statement holding it: the one run() is visiting
+    // (ts_node_parent costs a walk down from the root per call).
+    TSNode top = top_statement_;
+    if (ts_node_is_null(top) || ts_node_start_byte(top) > begin || ts_node_end_byte(top) < ts_node_end_byte(target)) {
+      top = target;
+      for (TSNode p = ts_node_parent(top); !ts_node_is_null(p) && std::strcmp(ts_node_type(p), "module") != 0;
+           p = ts_node_parent(p))
+        top = p;
+    }
     const uint32_t end = ts_node_end_byte(top);
     const int end_line = static_cast<int>(ts_node_end_point(top).row) + 1;
     for (auto n : names) {

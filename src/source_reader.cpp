@@ -202,8 +202,10 @@ SourceText read_source(const std::filesystem::path& path, std::uint64_t max_size
   }
 
   // Read to EOF (the file may have changed since fstat), at most max_size + 1.
+  // One byte of room past the size fstat gave: the read that finds EOF needs
+  // no bigger buffer (growing by 64 KiB there zero-filled 64 KiB per file).
   std::string& bytes = out.bytes;
-  bytes.resize(static_cast<std::size_t>(size));
+  bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(size + 1, max_size + 1)));
   std::size_t got = 0;
   for (;;) {
     if (got == bytes.size()) {
