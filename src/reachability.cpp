@@ -93,6 +93,14 @@ struct CalleeResolver::FileIndex {
   NameTable<std::vector<std::string>> aliases;  // module-level `name = target`
   NameTable<Empty> third_party;  // names bound by imports of other packages
   NameTable<Empty> defined;      // module-level names
+  std::vector<ModuleId> stars;   // first-party modules of module-level star imports, in order
+  // First-party imports inside functions: the function (qualified name), the
+  // name bound, what it is bound to. Few per file: scanned.
+  struct LocalBinding {
+    std::string_view scope, name;
+    ImportBinding binding;
+  };
+  std::vector<LocalBinding> local_bindings;
   // Function index -> the functions whose def runs when its body runs; the
   // module body's list is at the end. The same for classes.
   std::vector<std::vector<int>> defined_in, classes_in;
@@ -149,8 +157,15 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
     }
     for (std::size_t i = 0; i < fa.facts.imports.size() && i < fa.resolved.size(); ++i) {
       const ImportStatement& st = fa.facts.imports[i];
-      if (st.context == ImportContext::FunctionBody || st.context == ImportContext::ClassBody) continue;
+      if (st.context == ImportContext::ClassBody) continue;
+      const bool local = st.context == ImportContext::FunctionBody;
       const ResolvedImport& r = fa.resolved[i];
+      if (local && (st.star || !r.first_party)) continue;
+      if (st.star) {
+        if (r.first_party && st.context == ImportContext::ModuleLevel)
+          if (auto mod = modules.find(r.absolute_module)) ix.stars.push_back(*mod);
+        continue;
+      }
       if (!r.first_party) {
         for (const ImportAlias& a : st.names) ix.third_party.add(a.bound_view(st.is_from), {});
         continue;
@@ -171,7 +186,8 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
           if (!mod) continue;
           b = {*mod, ""};
         }
-        ix.bindings.add(bound, std::move(b));
+        if (local) ix.local_bindings.push_back({st.scope, bound, b});
+        else ix.bindings.add(bound, std::move(b));
       }
     }
     ix.third_party.sort();
@@ -305,6 +321,34 @@ std::optional<ImportBinding> CalleeResolver::binding(int file, std::string_view 
   return it->second;
 }
 
+std::optional<ImportBinding> CalleeResolver::binding_or_star(int file, std::string_view name) const {
+  if (auto b = binding(file, name)) return b;
+  const auto& ix = index_[file];
+  if (ix.stars.empty() || ix.defined.count(name) || ix.third_party.count(name)) return std::nullopt;
+  for (auto m = ix.stars.rbegin(); m != ix.stars.rend(); ++m)
+    if (auto stable = star_export(*m, name, 0)) return ImportBinding{*m, *stable};
+  return std::nullopt;
+}
+
+std::optional<std::string_view> CalleeResolver::star_export(ModuleId m, std::string_view name, int depth) const {
+  const int file = modules_[m].file;
+  if (file < 0 || !files_[file].analysed || depth > kMaxReachDepth || name.empty()) return std::nullopt;
+  const ModuleFacts& f = files_[file].facts;
+  // Listed in a literal __all__; without one, any public module-level name.
+  if (f.dunder_all) {
+    for (const std::string& n : *f.dunder_all)
+      if (n == name) return std::string_view(n);
+    return std::nullopt;
+  }
+  if (name.front() == '_') return std::nullopt;
+  const auto& ix = index_[file];
+  if (const auto* d = ix.defined.find(name)) return d->first;
+  if (const auto* b = ix.bindings.find(name)) return b->first;
+  for (auto s = ix.stars.rbegin(); s != ix.stars.rend(); ++s)
+    if (auto stable = star_export(*s, name, depth + 1)) return stable;
+  return std::nullopt;
+}
+
 const std::vector<int>& CalleeResolver::defined_in(int file, int function) const {
   const auto& d = index_[file].defined_in;
   return function < 0 ? d.back() : d[function];
@@ -349,7 +393,7 @@ std::optional<CalleeResolver::ClassRef> CalleeResolver::resolve_class(int file, 
       if (auto c = resolve_class(file, rest.empty() ? t : t + "." + rest, depth + 1)) return c;
     }
   }
-  auto b = binding(file, head);
+  auto b = binding_or_star(file, head);
   if (!b) return std::nullopt;
   ModuleId m = b->module;
   std::string name;
@@ -478,7 +522,7 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
   // Cls.__call__, "Cls().m" runs Cls.m.
   if (auto paren = dotted.find("()"); paren != std::string_view::npos) {
     auto c = resolve_class(file, dotted.substr(0, paren), depth + 1);
-    if (!c) return {};
+    if (!c) return factory_product(file, dotted.substr(0, paren), dotted.substr(paren + 2), depth);
     std::string_view rest = dotted.substr(paren + 2);
     if (rest.empty()) return method(*c, "__call__", depth + 1);
     if (rest.front() != '.') return {};
@@ -509,10 +553,54 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
   return through_import(file, dotted, depth);
 }
 
+// "f()" where f is a function (an alias `g = f(...)`, then `g()`): f's body
+// returns a def or class nested in it (`lazy()` returning `__wrapper__`, a
+// factory returning a class), and calling what it returned runs that def, or
+// constructs that class. `rest` is what follows the "()": only a call of the
+// product itself ("") is followed.
+std::vector<BodyRef> CalleeResolver::factory_product(int file, std::string_view factory, std::string_view rest,
+                                                     int depth) const {
+  if (!rest.empty() || factory.find("()") != std::string_view::npos) return {};
+  std::vector<BodyRef> out;
+  for (BodyRef f : lookup(file, factory, depth + 1)) {
+    const FunctionInfo& fn = files_[f.file].facts.functions[f.function];
+    for (const std::string& r : fn.returns)
+      if (r.starts_with(fn.qualified_name + ".")) append(out, lookup(f.file, r, depth + 1));
+  }
+  return out;
+}
+
+std::optional<CalleeResolver::ClassRef> CalleeResolver::instance_class(int file, std::string_view name,
+                                                                       int depth) const {
+  if (file < 0 || depth > kMaxReachDepth || !files_[file].analysed) return std::nullopt;
+  const auto& ix = index_[file];
+  if (ix.functions.count(name) || ix.classes.count(name)) return std::nullopt;
+  if (const auto* al = ix.aliases.find(name)) {
+    // Only a name assigned once: which of two instances is live is not known.
+    if (al->second.size() != 1) return std::nullopt;
+    const std::string& t = al->second.front();
+    if (!t.ends_with("()") || t.find("()") != t.size() - 2) return std::nullopt;
+    return resolve_class(file, std::string_view(t).substr(0, t.size() - 2), depth + 1);
+  }
+  auto b = binding(file, name);
+  if (!b || b->name.empty() || b->name.find('.') != std::string_view::npos) return std::nullopt;
+  return instance_class(modules_[b->module].file, b->name, depth + 1);
+}
+
+std::vector<BodyRef> CalleeResolver::instance_getattr(int file, std::string_view dotted) const {
+  const auto dot = dotted.find('.');
+  if (dot == std::string_view::npos) return {};
+  const std::string_view attr = dotted.substr(dot + 1, dotted.find('.', dot + 1) - dot - 1);
+  if (attr.empty() || attr.starts_with("__")) return {};
+  auto c = instance_class(file, dotted.substr(0, dot), 0);
+  if (!c || !method(*c, attr, 0).empty()) return {};
+  return method(*c, "__getattr__", 0);
+}
+
 // `dotted` whose first name a first-party import of `file` bound: looked up in that module.
 std::vector<BodyRef> CalleeResolver::through_import(int file, std::string_view dotted, int depth) const {
   auto dot = dotted.find('.');
-  auto b = binding(file, dotted.substr(0, dot));
+  auto b = binding_or_star(file, dotted.substr(0, dot));
   if (!b) return {};
   if (!b->name.empty()) {
     std::string name(b->name);
@@ -552,7 +640,31 @@ std::vector<BodyRef> CalleeResolver::resolve_call(int file, int in_function, std
     }
     return method(*c, rest, 0, head == "super");
   }
+  // A name an import in this function (or one around it) bound: `from m import
+  // f` moved into the body that calls f is still a call of m.f.
+  if (!simulator_ && in_function >= 0 && !index_[file].local_bindings.empty()) {
+    const std::string& q = files_[file].facts.functions[in_function].qualified_name;
+    for (const auto& lb : index_[file].local_bindings) {
+      if (lb.name != head || !(q == lb.scope || (q.starts_with(lb.scope) && q[lb.scope.size()] == '.'))) continue;
+      if (lb.binding.name.empty()) {
+        if (rest.empty()) return {};
+        std::string dotted = modules_[lb.binding.module].name + "." + std::string(rest);
+        return lookup_module_path(dotted);
+      }
+      return in_module(lb.binding.module, rest.empty() ? std::string(lb.binding.name)
+                                                       : std::string(lb.binding.name) + "." + std::string(rest), 0);
+    }
+  }
   return lookup(file, callee, 0);
+}
+
+// "a.b.c.f": the longest first-party module prefix, then the rest in it.
+std::vector<BodyRef> CalleeResolver::lookup_module_path(std::string_view dotted) const {
+  for (auto dot = dotted.rfind('.'); dot != std::string_view::npos; dot = dotted.rfind('.', dot - 1)) {
+    if (auto m = modules_.find(std::string(dotted.substr(0, dot)))) return in_module(*m, dotted.substr(dot + 1), 0);
+    if (dot == 0) break;
+  }
+  return {};
 }
 
 std::vector<BodyRef> CalleeResolver::assume_call(int file, int in_function, std::string_view callee) const {
@@ -758,8 +870,11 @@ class ReachWalker {
           break;
         }
         case Event::Kind::Use: {
-          // `mod.name` that mod's module __getattr__ serves.
           if (e.name.find('.') == std::string::npos || e.local) break;
+          // `obj.name` that the __getattr__ of obj's class may serve: assumed.
+          for (BodyRef g : resolver_.instance_getattr(file, e.name))
+            reach(g, parent, e.line, e.name + " (__getattr__)", true);
+          // `mod.name` that mod's module __getattr__ serves.
           auto mp = resolver_.module_prefix(file, e.name);
           if (!mp || mp->second.empty()) break;
           std::string attr = mp->second.substr(0, mp->second.find('.'));

@@ -96,6 +96,20 @@ class CalleeResolver {
   // import in `file`, if it is a first-party binding.
   std::optional<ImportBinding> binding(int file, std::string_view name) const;
 
+  // binding(), or else the first-party module whose star import (`from m import
+  // *` at module level, the last one that exports it) bound `name` in `file`.
+  // For calls and classes: the name is copied at the star import, so the
+  // simulator's reads of it do not go through this.
+  std::optional<ImportBinding> binding_or_star(int file, std::string_view name) const;
+
+  // `x.attr...` where x names an instance of a first-party class (a module-level
+  // `x = Cls(...)`, in `file` or where an import of `file` took x from) whose
+  // class has a `__getattr__` (its own or a base's) and no method `attr`: that
+  // __getattr__, which CPython runs when the attribute is not found otherwise
+  // (LazyObject proxies such as Django's `settings`). Whether the instance has
+  // the attribute already is not known: the caller assumes the hook runs.
+  std::vector<BodyRef> instance_getattr(int file, std::string_view dotted) const;
+
   // The module `a.b.c` names when bound by `import a.b.c`: the longest first-party
   // module prefix of the dotted chain, and the rest.
   std::optional<std::pair<ModuleId, std::string>> module_prefix(int file, std::string_view dotted) const;
@@ -131,6 +145,11 @@ class CalleeResolver {
   std::vector<BodyRef> subclass_hooks(const ClassRef& c, int depth) const;
   std::vector<BodyRef> in_module(ModuleId m, std::string_view name, int depth) const;
   std::vector<BodyRef> through_import(int file, std::string_view dotted, int depth) const;
+  std::vector<BodyRef> factory_product(int file, std::string_view factory, std::string_view rest, int depth) const;
+  std::optional<ClassRef> instance_class(int file, std::string_view name, int depth) const;
+  std::vector<BodyRef> lookup_module_path(std::string_view dotted) const;
+  // The name as `m`'s star import binds it (a view into the facts), if it does.
+  std::optional<std::string_view> star_export(ModuleId m, std::string_view name, int depth) const;
   std::optional<ClassRef> enclosing_class(int file, int in_function) const;
 
   const std::vector<FileAnalysis>& files_;

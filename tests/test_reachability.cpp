@@ -389,3 +389,47 @@ TEST(Reachability, SelfCallsReachSubclassOverrides) {
   EXPECT_TRUE(a.reach.body_runs(impl, deeper));
   EXPECT_FALSE(has_edge(a, "impl", "extra"));  // an assumed body makes no edge
 }
+
+// A call through a name that an import inside the calling function bound (an
+// import a fix moved there): the callee still runs. Without it the oracle lost
+// a body on every golden whose fix moved an import into a body that runs.
+TEST(Reachability, CallThroughAFunctionLocalImport) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/a.py",
+       "def build():\n    from p.b import make\n    import p.c\n    return make(), p.c.other()\n"
+       "X = build()\n"},
+      {"p/b.py", "def make():\n    return 1\ndef unused():\n    return 2\n"},
+      {"p/c.py", "def other():\n    return 3\n"},
+      {"p/d.py", "def build():\n    return make()\ndef make():\n    return 4\n"},
+  });
+  EXPECT_TRUE(runs(a, "p.a", "build"));
+  EXPECT_TRUE(runs(a, "p.b", "make"));
+  EXPECT_TRUE(runs(a, "p.c", "other"));
+  EXPECT_FALSE(runs(a, "p.b", "unused"));
+  EXPECT_FALSE(runs(a, "p.d", "make"));  // the local import binds `make` in p.a.build only
+}
+
+// Star imports (the last one that exports the name, by __all__ or as a public
+// name) and a factory's returned nested def called through a module-level alias
+// (Django's `forms.ChoiceField(...)` and `_ = gettext_lazy` shapes).
+TEST(Reachability, StarImportsAndFactoryProducts) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/fields.py",
+       "__all__ = ['Field']\nclass Field:\n    def __init__(self):\n        pass\n"
+       "class Hidden:\n    def __init__(self):\n        pass\n"},
+      {"p/forms.py", "from p.fields import *\n"},
+      {"p/lazy.py",
+       "def lazy(f):\n    def wrapper(*a):\n        return f(*a)\n    return wrapper\n"
+       "def gettext(m):\n    return m\n"
+       "gettext_lazy = lazy(gettext)\n"},
+      {"p/use.py",
+       "from p import forms\nfrom p.lazy import gettext_lazy as _\n"
+       "class F:\n    name = forms.Field()\n    label = _('x')\n"
+       "    if False:\n        hidden = forms.Hidden()\n"},
+  });
+  EXPECT_TRUE(runs(a, "p.fields", "Field.__init__"));
+  EXPECT_FALSE(runs(a, "p.fields", "Hidden.__init__"));  // not in __all__: forms has no Hidden
+  EXPECT_TRUE(runs(a, "p.lazy", "lazy.wrapper"));
+}

@@ -1,0 +1,5 @@
+from app.models import settings
+
+
+class Options:
+    database = settings.DATABASE

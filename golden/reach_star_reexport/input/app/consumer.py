@@ -1,0 +1,5 @@
+from app import forms
+
+
+class Form:
+    name = forms.Field("name")

@@ -1,0 +1,1 @@
+from app.models import *  # noqa: F401,F403
