@@ -287,6 +287,18 @@ struct ModuleFacts {
   // for the event to run; Event::conditional says whether other tests apply.
   std::vector<std::string> guards;
 
+  // What `from this_module import *` may bind as `name`, by this module's own
+  // facts: with a literal __all__, only what it lists (the entry returned);
+  // without one, a name not starting with `_`, provided the module binds it at
+  // module level (the caller checks: `name` itself is returned). Null: never.
+  const std::string* star_candidate(const std::string& name) const {
+    if (dunder_all) {
+      auto it = std::find(dunder_all->begin(), dunder_all->end(), name);
+      return it == dunder_all->end() ? nullptr : &*it;
+    }
+    return name.empty() || name.front() == '_' ? nullptr : &name;
+  }
+
   // Qualified name of `u`'s innermost enclosing function ("" if none).
   std::string_view function_name(const NameUse& u) const {
     return u.function < 0 ? std::string_view() : std::string_view(functions[u.function].qualified_name);

@@ -335,12 +335,10 @@ std::optional<std::string_view> CalleeResolver::star_export(ModuleId m, std::str
   if (file < 0 || !files_[file].analysed || depth > kMaxReachDepth || name.empty()) return std::nullopt;
   const ModuleFacts& f = files_[file].facts;
   // Listed in a literal __all__; without one, any public module-level name.
-  if (f.dunder_all) {
-    for (const std::string& n : *f.dunder_all)
-      if (n == name) return std::string_view(n);
-    return std::nullopt;
-  }
-  if (name.front() == '_') return std::nullopt;
+  const std::string wanted(name);
+  const std::string* listed = f.star_candidate(wanted);
+  if (!listed) return std::nullopt;
+  if (f.dunder_all) return std::string_view(*listed);
   const auto& ix = index_[file];
   if (const auto* d = ix.defined.find(name)) return d->first;
   if (const auto* b = ix.bindings.find(name)) return b->first;
@@ -364,8 +362,10 @@ std::optional<std::pair<ModuleId, std::string>> CalleeResolver::module_prefix(in
   auto dot = dotted.find('.');
   auto head = binding(file, dotted.substr(0, dot));
   if (!head || !head->name.empty()) return std::nullopt;
-  ModuleId m = head->module;
-  std::string rest = dot == std::string_view::npos ? "" : std::string(dotted.substr(dot + 1));
+  return submodule(head->module, dot == std::string_view::npos ? "" : std::string(dotted.substr(dot + 1)));
+}
+
+std::pair<ModuleId, std::string> CalleeResolver::submodule(ModuleId m, std::string rest) const {
   // Walk down submodules: a.b.c.f -> module a.b.c, rest "f".
   while (!rest.empty()) {
     auto d = rest.find('.');
@@ -375,7 +375,7 @@ std::optional<std::pair<ModuleId, std::string>> CalleeResolver::module_prefix(in
     m = *sub;
     rest = d == std::string::npos ? "" : rest.substr(d + 1);
   }
-  return std::make_pair(m, rest);
+  return {m, rest};
 }
 
 std::optional<CalleeResolver::ClassRef> CalleeResolver::resolve_class(int file, std::string_view dotted,
@@ -647,24 +647,14 @@ std::vector<BodyRef> CalleeResolver::resolve_call(int file, int in_function, std
     for (const auto& lb : index_[file].local_bindings) {
       if (lb.name != head || !(q == lb.scope || (q.starts_with(lb.scope) && q[lb.scope.size()] == '.'))) continue;
       if (lb.binding.name.empty()) {
-        if (rest.empty()) return {};
-        std::string dotted = modules_[lb.binding.module].name + "." + std::string(rest);
-        return lookup_module_path(dotted);
+        auto [m, name] = submodule(lb.binding.module, std::string(rest));
+        return in_module(m, name, 0);
       }
       return in_module(lb.binding.module, rest.empty() ? std::string(lb.binding.name)
                                                        : std::string(lb.binding.name) + "." + std::string(rest), 0);
     }
   }
   return lookup(file, callee, 0);
-}
-
-// "a.b.c.f": the longest first-party module prefix, then the rest in it.
-std::vector<BodyRef> CalleeResolver::lookup_module_path(std::string_view dotted) const {
-  for (auto dot = dotted.rfind('.'); dot != std::string_view::npos; dot = dotted.rfind('.', dot - 1)) {
-    if (auto m = modules_.find(std::string(dotted.substr(0, dot)))) return in_module(*m, dotted.substr(dot + 1), 0);
-    if (dot == 0) break;
-  }
-  return {};
 }
 
 std::vector<BodyRef> CalleeResolver::assume_call(int file, int in_function, std::string_view callee) const {

@@ -147,7 +147,8 @@ class CalleeResolver {
   std::vector<BodyRef> through_import(int file, std::string_view dotted, int depth) const;
   std::vector<BodyRef> factory_product(int file, std::string_view factory, std::string_view rest, int depth) const;
   std::optional<ClassRef> instance_class(int file, std::string_view name, int depth) const;
-  std::vector<BodyRef> lookup_module_path(std::string_view dotted) const;
+  // From module m down the submodules `rest` names: (the deepest, what is left).
+  std::pair<ModuleId, std::string> submodule(ModuleId m, std::string rest) const;
   // The name as `m`'s star import binds it (a view into the facts), if it does.
   std::optional<std::string_view> star_export(ModuleId m, std::string_view name, int depth) const;
   std::optional<ClassRef> enclosing_class(int file, int in_function) const;

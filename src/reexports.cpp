@@ -14,8 +14,8 @@ bool exports(const Analysis& a, ModuleId m, const std::string& name) {
   const int file = a.modules[m].file;
   if (file < 0 || !a.files[file].analysed) return false;
   const ModuleFacts& f = a.files[file].facts;
-  if (f.dunder_all) return std::find(f.dunder_all->begin(), f.dunder_all->end(), name) != f.dunder_all->end();
-  if (name.empty() || name.front() == '_') return false;
+  if (!f.star_candidate(name)) return false;
+  if (f.dunder_all) return true;
   return std::any_of(f.definitions.begin(), f.definitions.end(), [&](const Definition& d) { return d.name == name; });
 }
 
