@@ -108,7 +108,7 @@ void print_facts_memory(const Analysis& a) {
     const char* name;
     std::size_t count = 0, bytes = 0;
   } uses{"uses"}, imports{"imports"}, events{"events"}, functions{"functions"}, definitions{"definitions"},
-      classes{"classes"};
+      classes{"classes"}, arguments{"call-arguments"};
   auto add_events = [&](const std::vector<Event>& v) {
     events.count += v.size();
     events.bytes += v.capacity() * sizeof(Event);
@@ -141,9 +141,12 @@ void print_facts_memory(const Analysis& a) {
     classes.bytes += f.classes.capacity() * sizeof(ClassInfo);
     for (const ClassInfo& c : f.classes)
       classes.bytes += str(c.qualified_name) + str(c.metaclass) + strs(c.bases) + strs(c.decorators);
+    arguments.count += f.call_arguments.size();
+    arguments.bytes += f.call_arguments.capacity() * sizeof(CallArgument);
+    for (const CallArgument& c : f.call_arguments) arguments.bytes += str(c.keyword) + str(c.value);
   }
   std::string line = "cyclefix: profile: facts:";
-  for (const Kind& k : {uses, imports, events, functions, definitions, classes})
+  for (const Kind& k : {uses, imports, events, functions, definitions, classes, arguments})
     line += " " + std::string(k.name) + " " + std::to_string(k.count) + " (" + std::to_string(k.bytes >> 20) + " MiB)";
   std::fprintf(stderr, "%s\n", line.c_str());
 }

@@ -141,6 +141,18 @@ struct DynamicImport {
   bool at_import_time = false;  // at module level or in a class body (not inside a function)
 };
 
+// A dotted name passed to a call (`f(g)`, `f(x, key=Cls)`): a callee that
+// calls its parameter runs what was passed (callbacks, decorators given as
+// arguments, classes to instantiate). Names local to the calling function are
+// not kept (their values are not known), unless a local alias names the target.
+struct CallArgument {
+  int function = -1;        // the body holding the call: -1 the module body
+  std::uint32_t event = 0;  // index of the Call event in that body's events
+  int position = -1;        // positional index, or -1 for a keyword argument
+  std::string keyword;      // the keyword ("" for a positional argument)
+  std::string value;        // the dotted name passed
+};
+
 struct SyntaxProblem {
   int line = 0;
   int column = 0;
@@ -188,7 +200,9 @@ static_assert(sizeof(Event) <= 56, "Event grew: millions of them on a large tree
 
 struct ClassInfo {
   std::string qualified_name;
-  std::vector<std::string> bases;  // base-class expressions as written (dotted)
+  // Base-class expressions as written (dotted); a base made by a call is its
+  // callee with "()" (`Base.from_queryset()`), and makes bases_complete false.
+  std::vector<std::string> bases;
   // Every positional base is a dotted name (none dropped from `bases`: no
   // call, subscript or `*args`), so `bases` is the tuple the metaclass gets.
   bool bases_complete = true;
@@ -275,6 +289,9 @@ struct ModuleFacts {
   std::optional<std::vector<std::string>> lazy_modules;
   bool future_annotations = false;       // `from __future__ import annotations`
   std::vector<DynamicImport> dynamic_imports;
+  // Dotted names passed to calls, ordered by (function, event): -1 (the module
+  // body) first, then by function index.
+  std::vector<CallArgument> call_arguments;
   std::vector<SyntaxProblem> syntax_problems;  // ERROR / MISSING nodes; file still analysed
   uint32_t lines = 0;
   std::vector<Alias> aliases;            // module-level aliases of callables, in source order

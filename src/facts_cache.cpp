@@ -348,6 +348,17 @@ void fields(IO& io, S& d)
 }
 
 template <class IO, class S>
+void fields(IO& io, S& a)
+  requires std::is_same_v<std::remove_const_t<S>, CallArgument>
+{
+  io(a.function);
+  io(a.event);
+  io(a.position);
+  io(a.keyword);
+  io(a.value);
+}
+
+template <class IO, class S>
 void fields(IO& io, S& d)
   requires std::is_same_v<std::remove_const_t<S>, DynamicImport>
 {
@@ -457,6 +468,7 @@ void fields(IO& io, S& m)
   io(m.lazy_modules);
   io(m.future_annotations);
   io(m.dynamic_imports);
+  io(m.call_arguments);
   io(m.syntax_problems);
   io(m.lines);
   io(m.aliases);
@@ -518,7 +530,8 @@ static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in fact
 static_assert(field_count<ClassInfo>() == 6, "ClassInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ModuleFacts>() == 15, "ModuleFacts changed: update fields() in facts_cache.cpp");
+static_assert(field_count<CallArgument>() == 5, "CallArgument changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ModuleFacts>() == 16, "ModuleFacts changed: update fields() in facts_cache.cpp");
 
 // ---- entries -------------------------------------------------------------------
 // Header (little-endian u64/u32 as the host stores them: the build stamp keeps

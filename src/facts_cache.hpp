@@ -33,10 +33,10 @@
 namespace cyclefix {
 
 // Bump when the serialised form changes (the entry's field order or encoding).
-inline constexpr std::uint32_t kCacheEntryVersion = 5;
+inline constexpr std::uint32_t kCacheEntryVersion = 6;
 // Bump when what the facts mean changes without the layout changing. Released
 // binaries rely on this; development builds are also separated by build stamp.
-inline constexpr std::uint32_t kFactsFormatVersion = 11;
+inline constexpr std::uint32_t kFactsFormatVersion = 12;
 // The facts-version field of a run record (run_record.hpp), whose payload is not facts.
 inline constexpr std::uint32_t kRunRecordVersion = 0x52554e01;  // "RUN" 1
 

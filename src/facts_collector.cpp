@@ -1544,8 +1544,15 @@ class Collector {
           b.where = "base class";
           visit(a, b, depth + 1);
           std::string base = local_callee(callee_text(a));
-          if (!base.empty()) info.bases.push_back(std::move(base));
-          else info.bases_complete = false;
+          if (!base.empty()) {
+            info.bases.push_back(std::move(base));
+          } else {
+            info.bases_complete = false;
+            // `class Manager(BaseManager.from_queryset(QuerySet))`: a class
+            // that a call makes, kept as "BaseManager.from_queryset()".
+            std::string made = is(a, kCall) ? local_callee(callee_text(field(a, g_.function))) : std::string();
+            if (!made.empty() && made.find("()") == std::string::npos) info.bases.push_back(made + "()");
+          }
         }
       }
     }
@@ -1972,7 +1979,50 @@ class Collector {
         if (is(first, kString)) record_string_annotation(first, ctx);
       }
     }
-    if (!callee.empty()) emit_call(ctx, std::move(callee), ts::line(n));
+    // `f(x)(...)`: calling what f returned ("f()", factory_product).
+    if (callee.empty() && is(fn, kCall))
+      if (std::string inner = callee_text(field(fn, g_.function)); !inner.empty()) callee = std::move(inner) + "()";
+    if (callee.empty()) return;
+    const std::size_t before = current_events().size();
+    emit_call(ctx, std::move(callee), ts::line(n));
+    record_arguments(field(n, g_.arguments), before);
+  }
+
+  // CallArgument: the dotted names among a call's arguments, for each Call
+  // event emitted from `first` on.
+  void record_arguments(TSNode args, std::size_t first) {
+    const std::size_t last = current_events().size();
+    if (first >= last || !is(args, kArgumentList)) return;
+    int position = 0;
+    for (TSNode a : named(args)) {
+      CallArgument arg;
+      TSNode value = a;
+      if (is(a, kKeywordArgument)) {
+        arg.keyword = text(field(a, g_.name));
+        value = field(a, g_.value);
+      } else if (std::string_view t = ts_node_type(a); t == "list_splat" || t == "dictionary_splat") {
+        position = -1;  // positions after *args are not known
+        continue;
+      } else if (position >= 0) {
+        arg.position = position++;
+      } else {
+        continue;
+      }
+      std::string dotted = callee_text(value);
+      if (dotted.empty()) continue;
+      if (scopes_.size() > 1) {
+        // A local of the calling function: only a local alias says what it is.
+        auto local = local_callees(dotted);
+        if (!local.empty()) dotted = std::move(local.front());
+        else if (!resolves_to_module(std::string_view(dotted).substr(0, dotted.find('.')))) continue;
+      }
+      arg.value = std::move(dotted);
+      arg.function = sinks_.back();
+      for (std::size_t e = first; e < last; ++e) {
+        arg.event = static_cast<std::uint32_t>(e);
+        out_.call_arguments.push_back(arg);
+      }
+    }
   }
 
   // `name` or `anything.name`.
@@ -2196,22 +2246,36 @@ class Collector {
     out_.uses.reserve(out_.uses.size() + n);
     for (std::size_t i = 0; i < candidates_.size(); ++i)
       if (kept[i]) out_.uses.push_back(std::move(candidates_[i]));
-    // Use events are kept for imported names only.
-    auto keep = [&](std::vector<Event>& events) {
-      auto removed = std::erase_if(events, [&](const Event& e) {
+    auto& args = out_.call_arguments;
+    std::stable_sort(args.begin(), args.end(), [](const CallArgument& x, const CallArgument& y) {
+      return std::tie(x.function, x.event) < std::tie(y.function, y.event);
+    });
+    // Use events are kept for imported names only; the call arguments of the
+    // body follow their events' new indexes (a Call event is never dropped).
+    std::vector<std::uint32_t> dropped_before;
+    auto keep = [&](std::vector<Event>& events, int function) {
+      auto drop = [&](const Event& e) {
         if (e.kind != Event::Kind::Use || e.local) return false;
         std::string_view name = e.name;
         return !module_import_names_.count(std::string(name.substr(0, name.find('.'))));
-      });
-      if (removed) fit(events);
+      };
+      if (std::none_of(events.begin(), events.end(), drop)) return;
+      dropped_before.assign(events.size(), 0);
+      for (std::size_t i = 1; i < events.size(); ++i) dropped_before[i] = dropped_before[i - 1] + drop(events[i - 1]);
+      auto lo = std::lower_bound(args.begin(), args.end(), function,
+                                 [](const CallArgument& a, int f) { return a.function < f; });
+      for (; lo != args.end() && lo->function == function; ++lo) lo->event -= dropped_before[lo->event];
+      std::erase_if(events, drop);
+      fit(events);
     };
-    keep(out_.events);
-    for (auto& f : scratch_.functions) keep(f.events);
+    keep(out_.events, -1);
+    for (std::size_t i = 0; i < scratch_.functions.size(); ++i) keep(scratch_.functions[i].events, static_cast<int>(i));
     take(scratch_.functions, out_.functions);
     take(scratch_.imports, out_.imports);
     take(scratch_.definitions, out_.definitions);
     take(scratch_.classes, out_.classes);
     fit(out_.dynamic_imports);
+    fit(out_.call_arguments);
   }
 };
 

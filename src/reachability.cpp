@@ -381,6 +381,17 @@ std::pair<ModuleId, std::string> CalleeResolver::submodule(ModuleId m, std::stri
 std::optional<CalleeResolver::ClassRef> CalleeResolver::resolve_class(int file, std::string_view dotted,
                                                                       int depth) const {
   if (file < 0 || depth > kMaxReachDepth || dotted.empty()) return std::nullopt;
+  if (dotted.ends_with("()")) {
+    // A base made by a call of a classmethod, `Base.from_queryset()`: taken
+    // as Base (such factories return a subclass of cls). A plain function's
+    // product is not followed.
+    std::string_view f = dotted.substr(0, dotted.size() - 2);
+    auto dot = f.rfind('.');
+    if (dot == std::string_view::npos || f.find("()") != std::string_view::npos) return std::nullopt;
+    auto c = resolve_class(file, f.substr(0, dot), depth + 1);
+    if (c && !method(*c, f.substr(dot + 1), depth + 1).empty()) return c;
+    return std::nullopt;
+  }
   const auto& ix = index_[file];
   std::string whole(dotted);
   if (ix.classes.count(whole)) return ClassRef{file, whole};
@@ -449,7 +460,11 @@ std::optional<CalleeResolver::ClassRef> CalleeResolver::metaclass_of(const Class
 std::vector<BodyRef> CalleeResolver::constructors(const ClassRef& c, int depth) const {
   std::vector<BodyRef> out;
   if (depth > kMaxReachDepth) return out;
-  for (const char* m : {"__new__", "__init__", "__post_init__", "__set_name__"}) append(out, method(c, m, depth));
+  // A class's own __setattr__ runs for every `self.x = ...` of its __init__
+  // (a base's __init__ too: Django's LazyObject.__init__ sets `_wrapped`
+  // through LazySettings.__setattr__).
+  for (const char* m : {"__new__", "__init__", "__post_init__", "__set_name__", "__setattr__"})
+    append(out, method(c, m, depth));
   if (auto meta = metaclass_of(c, depth)) append(out, method(*meta, "__call__", depth));
   return out;
 }
@@ -521,6 +536,11 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
   // "Cls()" is an instance of Cls (an alias `x = Cls(...)`): calling it runs
   // Cls.__call__, "Cls().m" runs Cls.m.
   if (auto paren = dotted.find("()"); paren != std::string_view::npos) {
+    // What subclassing a base made by a call runs (ClassInfo::bases).
+    if (dotted.substr(paren) == "().__init_subclass__") {
+      auto c = resolve_class(file, dotted.substr(0, paren + 2), depth + 1);
+      return c ? subclass_hooks(*c, depth) : std::vector<BodyRef>{};
+    }
     auto c = resolve_class(file, dotted.substr(0, paren), depth + 1);
     if (!c) return factory_product(file, dotted.substr(0, paren), dotted.substr(paren + 2), depth);
     std::string_view rest = dotted.substr(paren + 2);
@@ -587,14 +607,51 @@ std::optional<CalleeResolver::ClassRef> CalleeResolver::instance_class(int file,
   return instance_class(modules_[b->module].file, b->name, depth + 1);
 }
 
-std::vector<BodyRef> CalleeResolver::instance_getattr(int file, std::string_view dotted) const {
+CalleeResolver::AttributeRead CalleeResolver::instance_attribute(int file, int in_function, std::string_view dotted,
+                                                                 bool local) const {
   const auto dot = dotted.find('.');
   if (dot == std::string_view::npos) return {};
   const std::string_view attr = dotted.substr(dot + 1, dotted.find('.', dot + 1) - dot - 1);
   if (attr.empty() || attr.starts_with("__")) return {};
-  auto c = instance_class(file, dotted.substr(0, dot), 0);
-  if (!c || !method(*c, attr, 0).empty()) return {};
-  return method(*c, "__getattr__", 0);
+  std::optional<ClassRef> c;
+  if (!local) {
+    c = instance_class(file, dotted.substr(0, dot), 0);
+  } else if (auto b = local_binding(file, in_function, dotted.substr(0, dot)); b && !b->name.empty()) {
+    // `from django.conf import settings` inside the function.
+    c = instance_class(modules_[b->module].file, b->name, 1);
+  }
+  if (!c) return {};
+  return attribute_read(*c, attr);
+}
+
+CalleeResolver::AttributeRead CalleeResolver::attribute_read(const ClassRef& c, std::string_view attr) const {
+  AttributeRead out;
+  std::vector<BodyRef> found = method(c, attr, 0);
+  if (found.empty()) {
+    out.assumed = method(c, "__getattr__", 0);
+    return out;
+  }
+  for (BodyRef b : found) {
+    const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
+    std::vector<BodyRef> get = descriptors(b.file, fn);
+    const bool property = std::any_of(fn.decorators.begin(), fn.decorators.end(), [](const std::string& d) {
+      std::string_view last = std::string_view(d).substr(d.rfind('.') + 1);
+      return last == "property" || last == "cached_property" || last == "abstractproperty";
+    });
+    if (!property && get.empty()) continue;  // a plain method: reading it runs nothing
+    out.exact.push_back(b);
+    append(out.exact, get);
+  }
+  return out;
+}
+
+std::vector<BodyRef> CalleeResolver::descriptors(int file, const FunctionInfo& fn) const {
+  std::vector<BodyRef> out;
+  for (const std::string& d : fn.decorators) {
+    if (d.empty() || d.ends_with("()")) continue;
+    if (auto c = resolve_class(file, d, 0)) append(out, method(*c, "__get__", 0));
+  }
+  return out;
 }
 
 // `dotted` whose first name a first-party import of `file` bound: looked up in that module.
@@ -640,21 +697,63 @@ std::vector<BodyRef> CalleeResolver::resolve_call(int file, int in_function, std
     }
     return method(*c, rest, 0, head == "super");
   }
+  // `self.a.m()`: reading `self.a` runs a property's getter (or a descriptor's
+  // __get__); what it returns is not known.
+  if (!simulator_ && (head == "self" || head == "cls") && !rest.empty()) {
+    if (auto c = enclosing_class(file, in_function)) return attribute_read(*c, rest.substr(0, rest.find('.'))).exact;
+    return {};
+  }
   // A name an import in this function (or one around it) bound: `from m import
   // f` moved into the body that calls f is still a call of m.f.
-  if (!simulator_ && in_function >= 0 && !index_[file].local_bindings.empty()) {
-    const std::string& q = files_[file].facts.functions[in_function].qualified_name;
-    for (const auto& lb : index_[file].local_bindings) {
-      if (lb.name != head || !(q == lb.scope || (q.starts_with(lb.scope) && q[lb.scope.size()] == '.'))) continue;
-      if (lb.binding.name.empty()) {
-        auto [m, name] = submodule(lb.binding.module, std::string(rest));
+  if (!simulator_)
+    if (auto lb = local_binding(file, in_function, head)) {
+      if (lb->name.empty()) {
+        auto [m, name] = submodule(lb->module, std::string(rest));
         return in_module(m, name, 0);
       }
-      return in_module(lb.binding.module, rest.empty() ? std::string(lb.binding.name)
-                                                       : std::string(lb.binding.name) + "." + std::string(rest), 0);
+      return in_module(lb->module, rest.empty() ? std::string(lb->name)
+                                                : std::string(lb->name) + "." + std::string(rest), 0);
     }
-  }
   return lookup(file, callee, 0);
+}
+
+std::optional<CalleeResolver::PartialArguments> CalleeResolver::partial_arguments(int file, std::string_view name,
+                                                                                 int depth) const {
+  if (file < 0 || depth > kMaxReachDepth || !files_[file].analysed) return std::nullopt;
+  const auto& ix = index_[file];
+  if (ix.functions.count(name) || ix.classes.count(name)) return std::nullopt;
+  const ModuleFacts& facts = files_[file].facts;
+  if (ix.aliases.count(name)) {
+    int line = 0, count = 0;
+    for (const Alias& al : facts.aliases)
+      if (al.name == name) line = al.line, ++count;
+    if (count != 1) return std::nullopt;  // which binding is live is not known
+    for (std::size_t i = 0; i < facts.events.size(); ++i) {
+      const Event& e = facts.events[i];
+      if (e.kind != Event::Kind::Call || e.line != line || (e.name != "partial" && e.name != "functools.partial"))
+        continue;
+      PartialArguments out{file, {}};
+      for (const CallArgument& a : facts.call_arguments) {
+        if (a.function != -1 || a.event != i || a.position == 0) continue;  // position 0: the function
+        out.arguments.push_back(&a);
+      }
+      // Positions as the function sees them: the partial's first argument was the function.
+      return out;
+    }
+    return std::nullopt;
+  }
+  auto b = binding(file, name);
+  if (!b || b->name.empty() || b->name.find('.') != std::string_view::npos) return std::nullopt;
+  return partial_arguments(modules_[b->module].file, b->name, depth + 1);
+}
+
+std::optional<ImportBinding> CalleeResolver::local_binding(int file, int in_function, std::string_view name) const {
+  if (in_function < 0 || index_[file].local_bindings.empty()) return std::nullopt;
+  const std::string& q = files_[file].facts.functions[in_function].qualified_name;
+  for (const auto& lb : index_[file].local_bindings)
+    if (lb.name == name && (q == lb.scope || (q.starts_with(lb.scope) && q[lb.scope.size()] == '.')))
+      return lb.binding;
+  return std::nullopt;
 }
 
 std::vector<BodyRef> CalleeResolver::assume_call(int file, int in_function, std::string_view callee) const {
@@ -706,7 +805,9 @@ std::vector<BodyRef> CalleeResolver::decorator_bodies(int file, int in_function,
 }
 
 std::vector<BodyRef> CalleeResolver::wrappers(int file, const FunctionInfo& fn) const {
-  std::vector<BodyRef> out;
+  // A first-party descriptor class as decorator (`@classonlymethod`): getting
+  // the attribute runs its __get__ before the call.
+  std::vector<BodyRef> out = descriptors(file, fn);
   for (const std::string& d : fn.decorators) {
     for (BodyRef db : decorator_bodies(file, -1, d)) {
       const FunctionInfo& deco = files_[db.file].facts.functions[db.function];
@@ -837,6 +938,65 @@ class ReachWalker {
     }
   }
 
+  // An argument as the callee sees it: its position moved by `shift` (after
+  // what a partial bound, or without the partial's function).
+  struct PassedArgument {
+    const CallArgument* argument;
+    int file, function;  // where its value is looked up
+    int shift;
+  };
+
+  // What a callee runs of the dotted names passed to it (CallArgument): a
+  // parameter that its body calls (`Pattern(route)`, `@decorator`, `cls.m()`)
+  // runs what the caller passed for it (`_path(..., Pattern=RoutePattern)`),
+  // or what a `functools.partial` bound (`path = partial(_path,
+  // Pattern=RoutePattern)`, then `path(...)`). Only the callee's own body is
+  // looked at: a parameter that it hands on, or that a nested def calls
+  // later, is not followed.
+  void pass_arguments(int file, int function, const Event& e, std::uint32_t event, const std::vector<BodyRef>& callees,
+                      int parent, bool assumed) {
+    std::vector<PassedArgument> passed;
+    int shift = 0;  // positions the partial took
+    if (e.name.find('.') == std::string::npos)
+      if (auto p = resolver_.partial_arguments(file, e.name)) {
+        for (const CallArgument* a : p->arguments) {
+          passed.push_back({a, p->file, -1, -1});  // the partial's position 0 was the function
+          shift = std::max(shift, a->position);
+        }
+      }
+    const auto& args = files_[file].facts.call_arguments;
+    auto lo = std::lower_bound(args.begin(), args.end(), std::pair{function, event}, [](const CallArgument& a, auto k) {
+      return std::tie(a.function, a.event) < std::tie(k.first, k.second);
+    });
+    for (; lo != args.end() && lo->function == function && lo->event == event; ++lo)
+      passed.push_back({&*lo, file, function, shift});
+    if (passed.empty()) return;
+    for (BodyRef b : callees) {
+      const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
+      // A method called on an object or a class: its first parameter is that.
+      const std::size_t skip =
+          is_method(fn) && fn.param_count() > 0 && (fn.param(0) == "self" || fn.param(0) == "cls") ? 1 : 0;
+      for (const PassedArgument& p : passed) {
+        const CallArgument& a = *p.argument;
+        std::string_view param;
+        if (a.position >= 0) {
+          const int i = a.position + p.shift + static_cast<int>(skip);
+          if (i >= 0 && static_cast<std::size_t>(i) < fn.param_count()) param = fn.param(i);
+        } else if (std::binary_search(fn.locals.begin(), fn.locals.end(), a.keyword)) {
+          param = a.keyword;
+        }
+        if (param.empty()) continue;
+        for (const Event& c : fn.events) {
+          if (c.kind != Event::Kind::Call || !c.name.starts_with(param)) continue;
+          std::string_view rest = std::string_view(c.name).substr(param.size());
+          if (!rest.empty() && rest.front() != '.') continue;
+          for (BodyRef t : resolver_.resolve_call(p.file, p.function, a.value + std::string(rest)))
+            reach(t, parent, e.line, std::string(param) + "=" + a.value, assumed);
+        }
+      }
+    }
+  }
+
   // The events of one body (function -1: the module body of `file`).
   void visit(int file, int function, const std::vector<Event>& events, int parent, bool assumed) {
     const FileAnalysis& fa = files_[file];
@@ -846,6 +1006,8 @@ class ReachWalker {
           Resolved r = resolve(file, function, e, assumed);
           for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
           for (BodyRef b : r.overrides) reach(b, parent, e.line, e.name + " (override)", true);
+          pass_arguments(file, function, e, static_cast<std::uint32_t>(&e - events.data()), r.bodies, parent,
+                         assumed || r.assumed);
           break;
         }
         case Event::Kind::Import: {
@@ -860,10 +1022,13 @@ class ReachWalker {
           break;
         }
         case Event::Kind::Use: {
-          if (e.name.find('.') == std::string::npos || e.local) break;
-          // `obj.name` that the __getattr__ of obj's class may serve: assumed.
-          for (BodyRef g : resolver_.instance_getattr(file, e.name))
-            reach(g, parent, e.line, e.name + " (__getattr__)", true);
+          if (e.name.find('.') == std::string::npos) break;
+          // `obj.name` on an instance: a property's getter runs; the
+          // __getattr__ of obj's class may serve a name it lacks (assumed).
+          auto read = resolver_.instance_attribute(file, function, e.name, e.local);
+          for (BodyRef g : read.exact) reach(g, parent, e.line, e.name + " (property)", assumed);
+          for (BodyRef g : read.assumed) reach(g, parent, e.line, e.name + " (__getattr__)", true);
+          if (e.local) break;
           // `mod.name` that mod's module __getattr__ serves.
           auto mp = resolver_.module_prefix(file, e.name);
           if (!mp || mp->second.empty()) break;

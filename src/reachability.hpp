@@ -108,7 +108,29 @@ class CalleeResolver {
   // __getattr__, which CPython runs when the attribute is not found otherwise
   // (LazyObject proxies such as Django's `settings`). Whether the instance has
   // the attribute already is not known: the caller assumes the hook runs.
-  std::vector<BodyRef> instance_getattr(int file, std::string_view dotted) const;
+  //
+  // A property of that class (`@property`, `@cached_property`, a first-party
+  // descriptor class as decorator) runs its getter, and the descriptor's
+  // __get__, when read: exactly.
+  struct AttributeRead {
+    std::vector<BodyRef> exact, assumed;
+  };
+  // `local`: x is bound by an import inside function `in_function`.
+  AttributeRead instance_attribute(int file, int in_function, std::string_view dotted, bool local) const;
+
+  // The arguments a module-level `name = functools.partial(f, ...)` bound
+  // (after f), found in `file` or through its imports: the file of the
+  // partial and its CallArguments. A positional one keeps the position it had
+  // in the partial call, counting f as 0.
+  struct PartialArguments {
+    int file = -1;
+    std::vector<const CallArgument*> arguments;
+  };
+  std::optional<PartialArguments> partial_arguments(int file, std::string_view name, int depth = 0) const;
+
+  // What `name` is bound to by a first-party import inside function
+  // `in_function` of `file` (or a function around it), if one binds it.
+  std::optional<ImportBinding> local_binding(int file, int in_function, std::string_view name) const;
 
   // The module `a.b.c` names when bound by `import a.b.c`: the longest first-party
   // module prefix of the dotted chain, and the rest.
@@ -152,6 +174,10 @@ class CalleeResolver {
   // The name as `m`'s star import binds it (a view into the facts), if it does.
   std::optional<std::string_view> star_export(ModuleId m, std::string_view name, int depth) const;
   std::optional<ClassRef> enclosing_class(int file, int in_function) const;
+  // Reading attribute `attr` of an instance of c (instance_attribute).
+  AttributeRead attribute_read(const ClassRef& c, std::string_view attr) const;
+  // The __get__ of the first-party descriptor classes among fn's decorators.
+  std::vector<BodyRef> descriptors(int file, const FunctionInfo& fn) const;
 
   const std::vector<FileAnalysis>& files_;
   const ModuleIndex& modules_;

@@ -549,3 +549,43 @@ TEST(TsIdentifiers, NamesTheCodeReadsButNotAttributesOrKeywords) {
   cyclefix::ts::identifiers("def f(:\n", &clean);
   EXPECT_FALSE(clean);
 }
+
+// The dotted names passed to a call, by position or keyword, tied to the
+// call's event; positions after *args are unknown; a local of the calling
+// function is dropped unless a local alias names its target; indexes stay
+// right after the Use events of names no import binds are dropped.
+TEST(FactsCallArguments, PositionsKeywordsAndLocals) {
+  auto f = collect_facts(
+      "import os\n"
+      "x = os.path\n"
+      "register(Handler, mod.Cls, 3, key=Other)\n"
+      "call(*args, After)\n"
+      "def g():\n"
+      "    import json\n"
+      "def f(param):\n"
+      "    local = Thing\n"
+      "    y = json.attr\n"  // no module-level import binds json: its Use event is dropped
+      "    use(param, local, Global)\n");
+  ASSERT_EQ(f.call_arguments.size(), 5u);
+  auto at = [&](std::size_t i) { return f.call_arguments[i]; };
+  // Module body first.
+  EXPECT_EQ(at(0).function, -1);
+  EXPECT_EQ(f.events[at(0).event].name, "register");
+  EXPECT_EQ(at(0).position, 0);
+  EXPECT_EQ(at(0).value, "Handler");
+  EXPECT_EQ(at(1).position, 1);
+  EXPECT_EQ(at(1).value, "mod.Cls");
+  EXPECT_EQ(at(2).position, -1);
+  EXPECT_EQ(at(2).keyword, "key");
+  EXPECT_EQ(at(2).value, "Other");
+  // `call(*args, After)`: After's position is not known, so it is not kept.
+  ASSERT_EQ(f.functions.size(), 2u);
+  const auto& events = f.functions[1].events;
+  EXPECT_EQ(at(3).function, 1);
+  ASSERT_LT(at(3).event, events.size());
+  EXPECT_EQ(events[at(3).event].name, "use");
+  EXPECT_EQ(at(3).position, 1);
+  EXPECT_EQ(at(3).value, "Thing");  // the local alias's target; `param` is dropped
+  EXPECT_EQ(at(4).position, 2);
+  EXPECT_EQ(at(4).value, "Global");
+}

@@ -433,3 +433,49 @@ TEST(Reachability, StarImportsAndFactoryProducts) {
   EXPECT_FALSE(runs(a, "p.fields", "Hidden.__init__"));  // not in __all__: forms has no Hidden
   EXPECT_TRUE(runs(a, "p.lazy", "lazy.wrapper"));
 }
+
+// What a callee does with what it is given: a class passed as an argument
+// that the callee calls, a partial's keyword, a property read on an imported
+// instance (inside a function that imports it), the __setattr__ a constructor
+// runs, a descriptor decorator's __get__, a base made by a classmethod.
+TEST(Reachability, ArgumentsPropertiesAndDescriptors) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/conf.py",
+       "from functools import partial\n"
+       "def _path(route, Pattern=None):\n    return Pattern(route)\n"
+       "class Route:\n    def __init__(self, r):\n        pass\n"
+       "class Unused:\n    def __init__(self, r):\n        pass\n"
+       "path = partial(_path, Pattern=Route)\n"
+       "def register(cb, other):\n    cb()\n"
+       "class Settings:\n"
+       "    def __setattr__(self, k, v):\n        pass\n"
+       "    @property\n    def configured(self):\n        return True\n"
+       "    @property\n    def never(self):\n        return True\n"
+       "settings = Settings()\n"
+       "class classonly(classmethod):\n    def __get__(self, i, c=None):\n        return super().__get__(i, c)\n"
+       "class View:\n    @classonly\n    def as_view(cls):\n        return cls\n"
+       "class Base:\n    def __init__(self):\n        pass\n"
+       "    @classmethod\n    def make(cls):\n        return type('X', (cls,), {})\n"
+       "class Derived(Base.make()):\n    pass\n"},
+      {"p/use.py",
+       "from p.conf import path, register, Unused, View, Derived\n"
+       "class Handler:\n    def __init__(self):\n        pass\n"
+       "class Passed:\n    def __init__(self):\n        pass\n"
+       "def connect():\n    from p.conf import settings\n    return settings.configured\n"
+       "urls = [path('x')]\n"
+       "register(Handler, Passed)\n"
+       "connect()\n"
+       "View.as_view()\n"
+       "d = Derived()\n"},
+  });
+  EXPECT_TRUE(runs(a, "p.conf", "Route.__init__"));
+  EXPECT_FALSE(runs(a, "p.conf", "Unused.__init__"));
+  EXPECT_TRUE(runs(a, "p.use", "Handler.__init__"));
+  EXPECT_FALSE(runs(a, "p.use", "Passed.__init__"));  // register never calls `other`
+  EXPECT_TRUE(runs(a, "p.conf", "Settings.configured"));
+  EXPECT_FALSE(runs(a, "p.conf", "Settings.never"));
+  EXPECT_TRUE(runs(a, "p.conf", "Settings.__setattr__"));
+  EXPECT_TRUE(runs(a, "p.conf", "classonly.__get__"));
+  EXPECT_TRUE(runs(a, "p.conf", "Base.__init__"));
+}
