@@ -144,13 +144,14 @@ struct DynamicImport {
 // A dotted name passed to a call (`f(g)`, `f(x, key=Cls)`): a callee that
 // calls its parameter runs what was passed (callbacks, decorators given as
 // arguments, classes to instantiate). Names local to the calling function are
-// not kept (their values are not known), unless a local alias names the target.
+// not kept (their values are not known), unless a local alias names the target
+// or the name is one of its parameters (handed on).
 struct CallArgument {
   int function = -1;        // the body holding the call: -1 the module body
   std::uint32_t event = 0;  // index of the Call event in that body's events
   int position = -1;        // positional index, or -1 for a keyword argument
   std::string keyword;      // the keyword ("" for a positional argument)
-  std::string value;        // the dotted name passed
+  std::string value;        // the dotted name passed; "$p.x" for the caller's own parameter p
 };
 
 struct SyntaxProblem {
@@ -252,15 +253,17 @@ struct FunctionInfo {
   std::vector<std::string> decorators;  // as ClassInfo::decorators
   // What `return NAME` statements of the body give back: a nested def or class
   // by its qualified name, else the name as written (a decorator factory
-  // returns the decorator that is then applied).
+  // returns the decorator that is then applied); `return Cls(...)` gives "Cls()".
   std::vector<std::string> returns;
   // The body reads annotations at run time: calls `get_type_hints` or
   // `get_annotations` (typing, inspect, annotationlib) or reads `__annotations__`.
   bool reads_annotations = false;
 };
 
-// A module-level `name = target`, where target is a dotted name or
-// `functools.partial(target, ...)`: calling `name` calls `target`.
+// A module-level `name = target`, where target is a dotted name, a call
+// ("f()": what f returns) or `functools.partial(target, ...)`: calling `name`
+// calls `target`. In a class body, `Cls.name = target` (the class's qualified
+// name), outside any if/try.
 struct Alias {
   std::string name;
   std::string target;

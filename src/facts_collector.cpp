@@ -728,6 +728,10 @@ class Collector {
     }
     if (s.kind != ScopeKind::Function && s.kind != ScopeKind::Class) return;
     std::vector<std::string> targets = alias_targets(value);
+    // A class attribute made from a callable (`__getattr__ = new_method_proxy(getattr)`):
+    // kept as "Cls.attr" for the resolver's method lookup.
+    if (s.kind == ScopeKind::Class && !ctx.conditional && !ctx.in_try)
+      for (const auto& t : targets) out_.aliases.push_back({s.qualified + "." + std::string(name), t, ts::line(left)});
     auto it = std::find_if(s.aliases.begin(), s.aliases.end(), [&](const auto& a) { return a.first == name; });
     // Under an if/try the earlier binding may survive: keep both.
     bool branch = ctx.conditional || ctx.in_try;
@@ -2014,7 +2018,16 @@ class Collector {
         // A local of the calling function: only a local alias says what it is.
         auto local = local_callees(dotted);
         if (!local.empty()) dotted = std::move(local.front());
-        else if (!resolves_to_module(std::string_view(dotted).substr(0, dotted.find('.')))) continue;
+        else if (std::string_view head = std::string_view(dotted).substr(0, dotted.find('.'));
+                 !resolves_to_module(head) && !bound_by_local_import(head)) {  // the resolver reads those
+          // A parameter of the calling function, handed on: "$name" (the
+          // resolver binds it where the caller is called).
+          const Scope& s = scopes_.back();
+          if (s.kind != ScopeKind::Function || s.function_index < 0 ||
+              !scratch_.functions[s.function_index].has_param(head))
+            continue;
+          dotted.insert(0, 1, '$');
+        }
       }
       arg.value = std::move(dotted);
       arg.function = sinks_.back();
@@ -2195,7 +2208,13 @@ class Collector {
       case kReturnStatement:
         if (scopes_.back().kind == ScopeKind::Function && scopes_.back().function_index >= 0 &&
             ts_node_named_child_count(n) == 1) {
-          std::string t = callee_text(ts_node_named_child(n, 0));
+          TSNode value = ts_node_named_child(n, 0);
+          std::string t = callee_text(value);
+          // `return Cls(...)`: an instance of Cls ("Cls()"; a factory of lazy
+          // proxies, a decorator factory returning an instance).
+          if (t.empty() && is(value, kCall))
+            if (std::string f = callee_text(field(value, g_.function)); !f.empty())
+              t = local_callee(std::move(f)) + "()";
           if (!t.empty()) {
             auto& returns = scratch_.functions[scopes_.back().function_index].returns;
             auto local = local_callees(t);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -429,6 +430,12 @@ std::vector<BodyRef> CalleeResolver::method(const ClassRef& c, std::string_view 
   if (!skip_self) {
     auto f = ix.functions.find(c.name + "." + std::string(name));
     if (f != ix.functions.end()) return defs(c.file, f->second);
+    // A class attribute made from a callable: `__getattr__ = new_method_proxy(getattr)`.
+    if (auto al = ix.aliases.find(c.name + "." + std::string(name)); al != ix.aliases.end()) {
+      std::vector<BodyRef> out;
+      for (const std::string& t : al->second) append(out, lookup(c.file, t, depth + 1));
+      if (!out.empty()) return out;
+    }
   }
   // The first base (depth first, as far as the MRO goes for single inheritance)
   // that has it.
@@ -542,12 +549,21 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
       return c ? subclass_hooks(*c, depth) : std::vector<BodyRef>{};
     }
     auto c = resolve_class(file, dotted.substr(0, paren), depth + 1);
-    if (!c) return factory_product(file, dotted.substr(0, paren), dotted.substr(paren + 2), depth);
+    if (!c) {
+      auto product = factory_product(file, dotted.substr(0, paren), dotted.substr(paren + 2), depth);
+      if (!product.empty()) return product;
+      c = returned_class(file, dotted.substr(0, paren), depth);
+      if (!c) return {};
+    }
     std::string_view rest = dotted.substr(paren + 2);
     if (rest.empty()) return method(*c, "__call__", depth + 1);
     if (rest.front() != '.') return {};
     rest.remove_prefix(1);
-    return method(*c, rest.substr(0, rest.find('.')), depth + 1);
+    const std::string_view attr = rest.substr(0, rest.find('.'));
+    auto found = method(*c, attr, depth + 1);
+    // An attribute the class lacks: its __getattr__ (a lazy proxy's).
+    if (found.empty() && !attr.starts_with("__")) return method(*c, "__getattr__", depth + 1);
+    return found;
   }
   std::string whole(dotted);
   if (auto f = ix.functions.find(whole); f != ix.functions.end()) return defs(file, f->second);
@@ -600,11 +616,27 @@ std::optional<CalleeResolver::ClassRef> CalleeResolver::instance_class(int file,
     if (al->second.size() != 1) return std::nullopt;
     const std::string& t = al->second.front();
     if (!t.ends_with("()") || t.find("()") != t.size() - 2) return std::nullopt;
-    return resolve_class(file, std::string_view(t).substr(0, t.size() - 2), depth + 1);
+    const std::string_view made = std::string_view(t).substr(0, t.size() - 2);
+    if (auto c = resolve_class(file, made, depth + 1)) return c;
+    return returned_class(file, made, depth + 1);
   }
   auto b = binding(file, name);
   if (!b || b->name.empty() || b->name.find('.') != std::string_view::npos) return std::nullopt;
   return instance_class(modules_[b->module].file, b->name, depth + 1);
+}
+
+std::optional<CalleeResolver::ClassRef> CalleeResolver::returned_class(int file, std::string_view factory,
+                                                                       int depth) const {
+  if (depth > kMaxReachDepth) return std::nullopt;
+  for (BodyRef f : lookup(file, factory, depth + 1)) {
+    const FunctionInfo& fn = files_[f.file].facts.functions[f.function];
+    if (is_method(fn)) continue;  // a constructor: the class itself was resolved already
+    for (const std::string& r : fn.returns) {
+      if (!r.ends_with("()") || r.find("()") != r.size() - 2) continue;
+      if (auto c = resolve_class(f.file, std::string_view(r).substr(0, r.size() - 2), depth + 1)) return c;
+    }
+  }
+  return std::nullopt;
 }
 
 CalleeResolver::AttributeRead CalleeResolver::instance_attribute(int file, int in_function, std::string_view dotted,
@@ -795,9 +827,13 @@ std::vector<BodyRef> CalleeResolver::class_method(int file, const std::string& q
 std::vector<BodyRef> CalleeResolver::decorator_bodies(int file, int in_function, const std::string& d) const {
   if (d.empty()) return {};
   if (!d.ends_with("()")) return resolve_call(file, in_function, d);
-  // What the factory returns is the decorator.
+  // What the factory returns is the decorator: an instance of a class
+  // (`@override_settings(...)`) is applied by its __call__.
+  const std::string_view factory = std::string_view(d).substr(0, d.size() - 2);
+  if (!simulator_ && factory.find('.') == std::string_view::npos)
+    if (auto c = resolve_class(file, factory, 0)) return method(*c, "__call__", 0);
   std::vector<BodyRef> bodies;
-  for (BodyRef f : resolve_call(file, in_function, std::string_view(d).substr(0, d.size() - 2))) {
+  for (BodyRef f : resolve_call(file, in_function, factory)) {
     for (const std::string& r : files_[f.file].facts.functions[f.function].returns)
       append(bodies, lookup(f.file, r, 0));
   }
@@ -846,6 +882,18 @@ std::optional<BodyRef> CalleeResolver::module_getattr(ModuleId m, std::string_vi
 
 namespace {
 
+// The CallArguments of body `function` (-1: the module body), of its call
+// event `event` when given: facts.call_arguments is sorted by both.
+std::span<const CallArgument> arguments_of(const ModuleFacts& facts, int function,
+                                           std::optional<std::uint32_t> event = std::nullopt) {
+  const auto& args = facts.call_arguments;
+  auto key = [&](const CallArgument& a) { return std::pair{a.function, event ? a.event : 0u}; };
+  const std::pair want{function, event.value_or(0u)};
+  auto lo = std::lower_bound(args.begin(), args.end(), want, [&](const CallArgument& a, auto k) { return key(a) < k; });
+  auto hi = std::upper_bound(lo, args.end(), want, [&](auto k, const CallArgument& a) { return k < key(a); });
+  return {lo, hi};
+}
+
 // Walks, for one module at a time, the bodies its module-level code runs.
 class ReachWalker {
  public:
@@ -853,7 +901,11 @@ class ReachWalker {
               Reachability& r)
       : files_(files), modules_(modules), resolver_(resolver), r_(r) {
     seen_.resize(files.size());
-    for (std::size_t f = 0; f < files.size(); ++f) seen_[f].assign(files[f].facts.functions.size(), 0);
+    step_of_.resize(files.size());
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      seen_[f].assign(files[f].facts.functions.size(), 0);
+      step_of_[f].assign(files[f].facts.functions.size(), -1);
+    }
   }
 
   // The steps of module `file`; also marks the union in r_ and charges imports.
@@ -904,11 +956,22 @@ class ReachWalker {
   }
 
   void reach(BodyRef b, int parent, int line, std::string call, bool assumed) {
+    // seen_: 2 * stamp_ once reached in this walk, + 1 once reached exactly.
     uint32_t& seen = seen_[b.file][b.function];
-    if (seen == stamp_) return;
-    seen = stamp_;
-    int index = static_cast<int>(steps_.size());
-    steps_.push_back({b, parent, line, std::move(call), assumed});
+    if (seen == 2 * stamp_ + 1 || (seen == 2 * stamp_ && assumed)) return;
+    int index;
+    if (seen == 2 * stamp_) {
+      // Assumed first (a closure, an untyped call), now reached exactly: the
+      // step becomes exact and its body is walked again, following what an
+      // assumed body leaves out.
+      index = step_of_[b.file][b.function];
+      steps_[index] = {b, parent, line, std::move(call), false};
+    } else {
+      index = static_cast<int>(steps_.size());
+      steps_.push_back({b, parent, line, std::move(call), assumed});
+      step_of_[b.file][b.function] = index;
+    }
+    seen = 2 * stamp_ + (assumed ? 0 : 1);
     (assumed ? assumed_ : exact_).push_back(index);
     // Calling a decorated function runs the wrapper its decorator returned.
     const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
@@ -938,6 +1001,11 @@ class ReachWalker {
     }
   }
 
+  // How many times a passed argument is followed into the next callee, and
+  // how many defs nested in a callee are searched for calls of it.
+  static constexpr int kMaxBindDepth = 3;
+  static constexpr std::size_t kMaxNested = 64;
+
   // An argument as the callee sees it: its position moved by `shift` (after
   // what a partial bound, or without the partial's function).
   struct PassedArgument {
@@ -964,36 +1032,79 @@ class ReachWalker {
           shift = std::max(shift, a->position);
         }
       }
-    const auto& args = files_[file].facts.call_arguments;
-    auto lo = std::lower_bound(args.begin(), args.end(), std::pair{function, event}, [](const CallArgument& a, auto k) {
-      return std::tie(a.function, a.event) < std::tie(k.first, k.second);
-    });
-    for (; lo != args.end() && lo->function == function && lo->event == event; ++lo)
-      passed.push_back({&*lo, file, function, shift});
+    for (const CallArgument& a : arguments_of(files_[file].facts, function, event))
+      passed.push_back({&a, file, function, shift});
     if (passed.empty()) return;
     for (BodyRef b : callees) {
-      const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
-      // A method called on an object or a class: its first parameter is that.
-      const std::size_t skip =
-          is_method(fn) && fn.param_count() > 0 && (fn.param(0) == "self" || fn.param(0) == "cls") ? 1 : 0;
       for (const PassedArgument& p : passed) {
         const CallArgument& a = *p.argument;
-        std::string_view param;
-        if (a.position >= 0) {
-          const int i = a.position + p.shift + static_cast<int>(skip);
-          if (i >= 0 && static_cast<std::size_t>(i) < fn.param_count()) param = fn.param(i);
-        } else if (std::binary_search(fn.locals.begin(), fn.locals.end(), a.keyword)) {
-          param = a.keyword;
-        }
-        if (param.empty()) continue;
-        for (const Event& c : fn.events) {
-          if (c.kind != Event::Kind::Call || !c.name.starts_with(param)) continue;
-          std::string_view rest = std::string_view(c.name).substr(param.size());
-          if (!rest.empty() && rest.front() != '.') continue;
-          for (BodyRef t : resolver_.resolve_call(p.file, p.function, a.value + std::string(rest)))
-            reach(t, parent, e.line, std::string(param) + "=" + a.value, assumed);
-        }
+        if (a.value.starts_with('$')) continue;  // the caller's parameter: bound where the caller is called
+        bind(b, parameter(b, a.position, a.keyword, p.shift), a.value, p.file, p.function, parent, e.line, assumed, 0);
       }
+    }
+  }
+
+  // The __getattr__ of the class of the instance passed first to a
+  // getattr()/hasattr() call (event `event` of the body).
+  std::vector<BodyRef> getattr_hooks(int file, int function, std::uint32_t event) const {
+    for (const CallArgument& a : arguments_of(files_[file].facts, function, event)) {
+      if (a.position != 0 || a.value.starts_with('$') || a.value.find('.') != std::string::npos) continue;
+      const bool local = resolver_.local_binding(file, function, a.value).has_value();
+      return resolver_.instance_attribute(file, function, a.value + ".?", local).assumed;
+    }
+    return {};
+  }
+
+  // The parameter of body b that an argument at `position` (moved by
+  // `shift`) or by `keyword` binds, or "".
+  std::string_view parameter(BodyRef b, int position, const std::string& keyword, int shift) const {
+    const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
+    if (position < 0)
+      return std::binary_search(fn.locals.begin(), fn.locals.end(), keyword) ? std::string_view(keyword) : "";
+    // A method called on an object or a class: its first parameter is that.
+    const int skip = is_method(fn) && fn.param_count() > 0 && (fn.param(0) == "self" || fn.param(0) == "cls") ? 1 : 0;
+    const int i = position + shift + skip;
+    return i >= 0 && static_cast<std::size_t>(i) < fn.param_count() ? std::string_view(fn.param(i)) : "";
+  }
+
+  // Parameter `param` of body b holds `value` (a dotted name of (vfile,
+  // vfunction)): b's calls of it run what value names; the defs nested in b
+  // that call it (closures) may run later, so they and what they call are
+  // assumed; b handing it on to another call binds that callee's parameter in
+  // turn (a few levels).
+  void bind(BodyRef b, std::string_view param, const std::string& value, int vfile, int vfunction, int parent,
+            int line, bool assumed, int depth) {
+    if (param.empty() || depth > kMaxBindDepth) return;
+    const auto& facts = files_[b.file].facts;
+    auto calls_in = [&](int function, bool closure) {
+      bool made = false;
+      for (const Event& c : facts.functions[function].events) {
+        if (c.kind != Event::Kind::Call || !c.name.starts_with(param)) continue;
+        std::string_view rest = std::string_view(c.name).substr(param.size());
+        if (!rest.empty() && rest.front() != '.') continue;
+        // The closure itself was made to be called (a decorator's wrapper).
+        if (closure && !made)
+          reach({b.file, function}, parent, line, "closure over " + std::string(param) + "=" + value, true);
+        made = true;
+        for (BodyRef t : resolver_.resolve_call(vfile, vfunction, value + std::string(rest)))
+          reach(t, parent, line, std::string(param) + "=" + value, assumed || closure);
+      }
+    };
+    calls_in(b.function, false);
+    std::vector<int> nested = resolver_.defined_in(b.file, b.function);
+    for (std::size_t i = 0; i < nested.size() && i < kMaxNested; ++i) {
+      // A nested def that rebinds the name has its own.
+      if (facts.functions[nested[i]].bound_otherwise(param)) continue;
+      calls_in(nested[i], true);
+      for (int n : resolver_.defined_in(b.file, nested[i])) nested.push_back(n);
+    }
+    // `other(param)`: handed on.
+    const std::string handed = "$" + std::string(param);
+    for (const CallArgument& a : arguments_of(facts, b.function)) {
+      if (a.value != handed) continue;
+      const Event& e = facts.functions[b.function].events[a.event];
+      for (BodyRef c : resolver_.resolve_call(b.file, b.function, e.name))
+        bind(c, parameter(c, a.position, a.keyword, 0), value, vfile, vfunction, parent, line, assumed, depth + 1);
     }
   }
 
@@ -1008,6 +1119,11 @@ class ReachWalker {
           for (BodyRef b : r.overrides) reach(b, parent, e.line, e.name + " (override)", true);
           pass_arguments(file, function, e, static_cast<std::uint32_t>(&e - events.data()), r.bodies, parent,
                          assumed || r.assumed);
+          // `getattr(obj, "name", default)` on an instance: its class's
+          // __getattr__ may serve the name (assumed, as for `obj.name`).
+          if (r.bodies.empty() && (e.name == "getattr" || e.name == "hasattr"))
+            for (BodyRef g : getattr_hooks(file, function, static_cast<std::uint32_t>(&e - events.data())))
+              reach(g, parent, e.line, e.name + " (__getattr__)", true);
           break;
         }
         case Event::Kind::Import: {
@@ -1065,6 +1181,7 @@ class ReachWalker {
   const CalleeResolver& resolver_;
   Reachability& r_;
   std::vector<std::vector<uint32_t>> seen_;
+  std::vector<std::vector<int>> step_of_;  // the body's step in the current walk
   uint32_t stamp_ = 0;
   int root_ = -1;
   std::vector<ReachStep> steps_;

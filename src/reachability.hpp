@@ -169,6 +169,9 @@ class CalleeResolver {
   std::vector<BodyRef> through_import(int file, std::string_view dotted, int depth) const;
   std::vector<BodyRef> factory_product(int file, std::string_view factory, std::string_view rest, int depth) const;
   std::optional<ClassRef> instance_class(int file, std::string_view name, int depth) const;
+  // The class of what function `factory` returns, when it returns `Cls(...)`
+  // (Django's `_lazy_re_compile` returning a SimpleLazyObject).
+  std::optional<ClassRef> returned_class(int file, std::string_view factory, int depth) const;
   // From module m down the submodules `rest` names: (the deepest, what is left).
   std::pair<ModuleId, std::string> submodule(ModuleId m, std::string rest) const;
   // The name as `m`'s star import binds it (a view into the facts), if it does.

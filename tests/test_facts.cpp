@@ -552,8 +552,9 @@ TEST(TsIdentifiers, NamesTheCodeReadsButNotAttributesOrKeywords) {
 
 // The dotted names passed to a call, by position or keyword, tied to the
 // call's event; positions after *args are unknown; a local of the calling
-// function is dropped unless a local alias names its target; indexes stay
-// right after the Use events of names no import binds are dropped.
+// function is dropped unless a local alias names its target or it is a
+// parameter (kept as "$name"); indexes stay right after the Use events of
+// names no import binds are dropped.
 TEST(FactsCallArguments, PositionsKeywordsAndLocals) {
   auto f = collect_facts(
       "import os\n"
@@ -565,8 +566,10 @@ TEST(FactsCallArguments, PositionsKeywordsAndLocals) {
       "def f(param):\n"
       "    local = Thing\n"
       "    y = json.attr\n"  // no module-level import binds json: its Use event is dropped
-      "    use(param, local, Global)\n");
-  ASSERT_EQ(f.call_arguments.size(), 5u);
+      "    use(param, local, Global)\n"
+      "    other = 1\n"
+      "    use(other)\n");
+  ASSERT_EQ(f.call_arguments.size(), 6u);
   auto at = [&](std::size_t i) { return f.call_arguments[i]; };
   // Module body first.
   EXPECT_EQ(at(0).function, -1);
@@ -584,8 +587,29 @@ TEST(FactsCallArguments, PositionsKeywordsAndLocals) {
   EXPECT_EQ(at(3).function, 1);
   ASSERT_LT(at(3).event, events.size());
   EXPECT_EQ(events[at(3).event].name, "use");
-  EXPECT_EQ(at(3).position, 1);
-  EXPECT_EQ(at(3).value, "Thing");  // the local alias's target; `param` is dropped
-  EXPECT_EQ(at(4).position, 2);
-  EXPECT_EQ(at(4).value, "Global");
+  EXPECT_EQ(at(3).position, 0);
+  EXPECT_EQ(at(3).value, "$param");  // the caller's own parameter, handed on
+  EXPECT_EQ(at(4).position, 1);
+  EXPECT_EQ(at(4).value, "Thing");  // the local alias's target
+  EXPECT_EQ(at(5).position, 2);
+  EXPECT_EQ(at(5).value, "Global");
+}
+
+// Class attributes made from a callable are kept as "Cls.attr" aliases (not
+// under an if); `return Cls(...)` is kept as "Cls()" among the returns.
+TEST(FactsAliases, ClassAttributesAndReturnedInstances) {
+  auto f = collect_facts(
+      "class Lazy:\n"
+      "    __getattr__ = proxy(getattr)\n"
+      "    plain = helper\n"
+      "    if FLAG:\n"
+      "        maybe = other\n"
+      "def make():\n"
+      "    return Lazy()\n");
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const Alias& a : f.aliases) got.emplace_back(a.name, a.target);
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{{"Lazy.__getattr__", "proxy()"},
+                                                                    {"Lazy.plain", "helper"}}));
+  ASSERT_EQ(f.functions.size(), 1u);
+  EXPECT_EQ(f.functions[0].returns, std::vector<std::string>{"Lazy()"});
 }

@@ -351,8 +351,8 @@ TEST(Reachability, UnresolvedMethodCallIsAssumed) {
   auto a = analysis_of({
       {"m.py",
        "class Registry:\n    def enroll(self, x):\n        import n\n    def append(self, x):\n        import o\n"
-       "def get():\n    return Registry()\n"
-       "r = get()\nr.enroll(2)\nr.append(3)\n"},
+       "def use(r):\n    r.enroll(2)\n    r.append(3)\n"  // r's type is not known
+       "use(Registry())\n"},
       {"n.py", ""},
       {"o.py", ""},
   });
@@ -478,4 +478,56 @@ TEST(Reachability, ArgumentsPropertiesAndDescriptors) {
   EXPECT_TRUE(runs(a, "p.conf", "Settings.__setattr__"));
   EXPECT_TRUE(runs(a, "p.conf", "classonly.__get__"));
   EXPECT_TRUE(runs(a, "p.conf", "Base.__init__"));
+}
+
+// A lazy proxy: the class of what a factory returns, an attribute it lacks
+// served by a `__getattr__` that is a class attribute made by a factory; a
+// class instance as decorator runs its __call__.
+TEST(Reachability, LazyProxiesAndDecoratorInstances) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/lazy.py",
+       "def proxy(func):\n    def inner(self, *args):\n        return func(self, *args)\n    return inner\n"
+       "class Lazy:\n    __getattr__ = proxy(getattr)\n    def known(self):\n        pass\n"
+       "def make():\n    return Lazy()\n"
+       "class deco:\n    def __init__(self, **kw):\n        pass\n    def __call__(self, f):\n        return f\n"},
+      {"p/use.py",
+       "from p.lazy import make, deco\n"
+       "x = make()\n"
+       "y = x.missing.lower()\n"
+       "@deco(a=1)\nclass C:\n    pass\n"},
+      {"p/known.py", "from p.lazy import make\nz = make()\nz.known()\n"},
+  });
+  EXPECT_TRUE(runs(a, "p.lazy", "proxy.inner"));
+  EXPECT_TRUE(runs(a, "p.lazy", "deco.__call__"));
+  EXPECT_TRUE(runs(a, "p.lazy", "Lazy.known"));
+}
+
+// A class handed on from parameter to parameter and called in a closure
+// (Django's decorator_from_middleware): assumed to run, since the closure may
+// run later; a class handed on but never called is not reached.
+TEST(Reachability, ParametersHandedOnToClosures) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/deco.py",
+       "def make_decorator(middleware_class, unused):\n"
+       "    def _make(*a):\n"
+       "        def _decorator(view):\n"
+       "            return middleware_class(view)\n"
+       "        return _decorator\n"
+       "    return _make\n"
+       "def decorator_from(middleware_class, other):\n"
+       "    return make_decorator(middleware_class, other)()\n"},
+      {"p/use.py",
+       "from p.deco import decorator_from\n"
+       "class Middleware:\n    def __init__(self, view):\n        pass\n"
+       "class Other:\n    def __init__(self):\n        pass\n"
+       "protect = decorator_from(Middleware, Other)\n"},
+  });
+  const int use = 2;
+  int mw = function_index(a.files[use].facts, "Middleware.__init__");
+  ASSERT_GE(mw, 0);
+  EXPECT_TRUE(a.reach.body_runs(use, mw));
+  EXPECT_TRUE(a.reach.assumed[use][mw]);
+  EXPECT_FALSE(runs(a, "p.use", "Other.__init__"));
 }
