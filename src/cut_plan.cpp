@@ -236,9 +236,9 @@ void assess(const Analysis& a, const Reachability& pins, const ExternalNeeds& ne
           if (r.body_runs(c.file, fi))
             return pin("used at import time: '" + name + "' in " + fn_name + "() at " + at(a, c.file, u.line) +
                        (r.assumed[c.file][fi]
-                            ? ", which the model assumes may run at import: a call it cannot resolve exactly "
-                              "may reach it (the chain starts at "
-                            : ", which module-level code runs (the call at ") +
+                            ? std::string(", which the model assumes may run at import: ") +
+                                  Reachability::describe(r.assumption[c.file][fi]) + " (the chain starts at "
+                            : std::string(", which module-level code runs (the call at ")) +
                        at(a, r.reached_from[c.file][fi], r.reached_line[c.file][fi]) + ")");
           // Read in a body that runs while some other module imports (a test, a
           // script): a lazy import would be reified there, an import-time edge

@@ -986,11 +986,23 @@ class ReachWalker {
     if (!r_.runs[b.file][b.function] || (!assumed && r_.assumed[b.file][b.function])) {
       r_.runs[b.file][b.function] = true;
       r_.assumed[b.file][b.function] = assumed;
+      if (assumed) r_.assumption[b.file][b.function] = assumption_of(index);
       r_.reached_from[b.file][b.function] = root_;
       int s = index;  // the module-level line that started the chain
       while (steps_[s].parent >= 0) s = steps_[s].parent;
       r_.reached_line[b.file][b.function] = steps_[s].line;
     }
+  }
+
+  // The assumption that starts the assumed part of step s's chain, read
+  // from the call the step records.
+  Reachability::Assumption assumption_of(int s) const {
+    while (steps_[s].parent >= 0 && steps_[steps_[s].parent].assumed) s = steps_[s].parent;
+    const std::string& call = steps_[s].call;
+    if (call.starts_with("closure over ") || call.ends_with(" (closure)")) return Reachability::Assumption::Closure;
+    if (call.ends_with(" (override)")) return Reachability::Assumption::Override;
+    if (call.ends_with(" (__getattr__)")) return Reachability::Assumption::Getattr;
+    return Reachability::Assumption::Untyped;
   }
 
   void apply_factories(int file, int function, const std::vector<std::string>& decorators, int line, int parent,
@@ -1087,7 +1099,7 @@ class ReachWalker {
           reach({b.file, function}, parent, line, "closure over " + std::string(param) + "=" + value, true);
         made = true;
         for (BodyRef t : resolver_.resolve_call(vfile, vfunction, value + std::string(rest)))
-          reach(t, parent, line, std::string(param) + "=" + value, assumed || closure);
+          reach(t, parent, line, std::string(param) + "=" + value + (closure ? " (closure)" : ""), assumed || closure);
       }
     };
     calls_in(b.function, false);
@@ -1192,6 +1204,16 @@ class ReachWalker {
 
 }  // namespace
 
+const char* Reachability::describe(Assumption a) {
+  switch (a) {
+    case Assumption::Untyped: return "a method call on an object whose class it does not know may reach it";
+    case Assumption::Override: return "a subclass's override may be what `self.m()` runs";
+    case Assumption::Getattr: return "a __getattr__ hook may serve an attribute read";
+    case Assumption::Closure: return "a closure made at import may call it, later or never";
+  }
+  return "";
+}
+
 Reachability compute_reachability(const std::vector<FileAnalysis>& files, const ModuleIndex& modules,
                                   bool keep_steps, const std::vector<char>* roots) {
   const CalleeResolver resolver(files, modules);
@@ -1203,11 +1225,13 @@ Reachability compute_reachability(const std::vector<FileAnalysis>& files, const 
   Reachability r;
   r.runs.resize(files.size());
   r.assumed.resize(files.size());
+  r.assumption.resize(files.size());
   r.reached_from.resize(files.size());
   r.reached_line.resize(files.size());
   for (std::size_t f = 0; f < files.size(); ++f) {
     r.runs[f].assign(files[f].facts.functions.size(), false);
     r.assumed[f].assign(files[f].facts.functions.size(), false);
+    r.assumption[f].assign(files[f].facts.functions.size(), Reachability::Assumption::Untyped);
     r.reached_from[f].assign(files[f].facts.functions.size(), -1);
     r.reached_line[f].assign(files[f].facts.functions.size(), 0);
   }

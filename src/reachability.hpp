@@ -216,6 +216,16 @@ struct Reachability {
   // Reached only through calls the model could not resolve exactly (see
   // CalleeResolver::assume_call): the model assumes they run.
   std::vector<std::vector<bool>> assumed;  // [file][function]
+  // For an assumed body, the assumption its chain starts with.
+  enum class Assumption : std::uint8_t {
+    Untyped,   // a method call on an object of unknown class (assume_call)
+    Override,  // a subclass's override of `self.m` (virtual dispatch)
+    Getattr,   // a __getattr__ that may serve an attribute
+    Closure,   // a def nested in a callee, which may run later or never
+  };
+  std::vector<std::vector<Assumption>> assumption;  // [file][function]
+  // The words `plan --explain` uses for an assumption.
+  static const char* describe(Assumption a);
   // For each body that runs: the module whose import-time code first reached it.
   std::vector<std::vector<int>> reached_from;  // [file][function] -> file index, -1 if not
   // ... and the line of the module-level statement in that file whose call started the chain.
