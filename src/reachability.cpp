@@ -1062,6 +1062,7 @@ class ReachWalker {
     for (const CallArgument& a : arguments_of(files_[file].facts, function, event)) {
       if (a.position != 0 || a.value.starts_with('$') || a.value.find('.') != std::string::npos) continue;
       const bool local = resolver_.local_binding(file, function, a.value).has_value();
+      // The name is a string the facts do not keep: "?" is one no class defines.
       return resolver_.instance_attribute(file, function, a.value + ".?", local).assumed;
     }
     return {};
