@@ -1984,17 +1984,37 @@ class Collector {
       }
     }
     // `f(x)(...)`: calling what f returned ("f()", factory_product).
-    if (callee.empty() && is(fn, kCall))
-      if (std::string inner = callee_text(field(fn, g_.function)); !inner.empty()) callee = std::move(inner) + "()";
+    if (callee.empty() && is(fn, kCall)) called_result(fn, callee);
     if (callee.empty()) return;
     const std::size_t before = current_events().size();
     emit_call(ctx, std::move(callee), ts::line(n));
     record_arguments(field(n, g_.arguments), before);
   }
 
+  // What `return value` gives back (FunctionInfo::returns).
+  [[gnu::noinline]] void record_return(TSNode value) {
+    std::string t = callee_text(value);
+    // `return Cls(...)`: an instance of Cls ("Cls()"; a factory of lazy
+    // proxies, a decorator factory returning an instance).
+    if (t.empty() && is(value, kCall))
+      if (std::string f = callee_text(field(value, g_.function)); !f.empty()) t = local_callee(std::move(f)) + "()";
+    if (t.empty()) return;
+    auto& returns = scratch_.functions[scopes_.back().function_index].returns;
+    auto local = local_callees(t);
+    if (local.empty()) returns.push_back(std::move(t));
+    else returns.insert(returns.end(), local.begin(), local.end());
+  }
+
+  // Out of line, as record_arguments and record_return: visit() recurses once
+  // per nesting level, and what is inlined into it grows every frame (the
+  // deep-nesting test overflowed the stack under ASan).
+  [[gnu::noinline]] void called_result(TSNode call, std::string& out) const {
+    if (std::string inner = callee_text(field(call, g_.function)); !inner.empty()) out = std::move(inner) + "()";
+  }
+
   // CallArgument: the dotted names among a call's arguments, for each Call
   // event emitted from `first` on.
-  void record_arguments(TSNode args, std::size_t first) {
+  [[gnu::noinline]] void record_arguments(TSNode args, std::size_t first) {
     const std::size_t last = current_events().size();
     if (first >= last || !is(args, kArgumentList)) return;
     int position = 0;
@@ -2207,21 +2227,8 @@ class Collector {
         break;
       case kReturnStatement:
         if (scopes_.back().kind == ScopeKind::Function && scopes_.back().function_index >= 0 &&
-            ts_node_named_child_count(n) == 1) {
-          TSNode value = ts_node_named_child(n, 0);
-          std::string t = callee_text(value);
-          // `return Cls(...)`: an instance of Cls ("Cls()"; a factory of lazy
-          // proxies, a decorator factory returning an instance).
-          if (t.empty() && is(value, kCall))
-            if (std::string f = callee_text(field(value, g_.function)); !f.empty())
-              t = local_callee(std::move(f)) + "()";
-          if (!t.empty()) {
-            auto& returns = scratch_.functions[scopes_.back().function_index].returns;
-            auto local = local_callees(t);
-            if (local.empty()) returns.push_back(std::move(t));
-            else returns.insert(returns.end(), local.begin(), local.end());
-          }
-        }
+            ts_node_named_child_count(n) == 1)
+          record_return(ts_node_named_child(n, 0));
         break;
       case kExpressionStatement:
         if (at_module_scope() && ts_node_named_child_count(n) == 1) {
