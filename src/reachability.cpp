@@ -197,6 +197,18 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
   return out;
 }
 
+// The CallArguments of body `function` (-1: the module body), of its call
+// event `event` when given: facts.call_arguments is sorted by both.
+std::span<const CallArgument> arguments_of(const ModuleFacts& facts, int function,
+                                           std::optional<std::uint32_t> event = std::nullopt) {
+  const auto& args = facts.call_arguments;
+  auto key = [&](const CallArgument& a) { return std::pair{a.function, event ? a.event : 0u}; };
+  const std::pair want{function, event.value_or(0u)};
+  auto lo = std::lower_bound(args.begin(), args.end(), want, [&](const CallArgument& a, auto k) { return key(a) < k; });
+  auto hi = std::upper_bound(lo, args.end(), want, [&](auto k, const CallArgument& a) { return k < key(a); });
+  return {lo, hi};
+}
+
 void append(std::vector<BodyRef>& out, const std::vector<BodyRef>& more) {
   for (BodyRef b : more)
     if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
@@ -765,10 +777,8 @@ std::optional<CalleeResolver::PartialArguments> CalleeResolver::partial_argument
       if (e.kind != Event::Kind::Call || e.line != line || (e.name != "partial" && e.name != "functools.partial"))
         continue;
       PartialArguments out{file, {}};
-      for (const CallArgument& a : facts.call_arguments) {
-        if (a.function != -1 || a.event != i || a.position == 0) continue;  // position 0: the function
-        out.arguments.push_back(&a);
-      }
+      for (const CallArgument& a : arguments_of(facts, -1, static_cast<std::uint32_t>(i)))
+        if (a.position != 0) out.arguments.push_back(&a);  // position 0: the function
       // Positions as the function sees them: the partial's first argument was the function.
       return out;
     }
@@ -881,18 +891,6 @@ std::optional<BodyRef> CalleeResolver::module_getattr(ModuleId m, std::string_vi
 }
 
 namespace {
-
-// The CallArguments of body `function` (-1: the module body), of its call
-// event `event` when given: facts.call_arguments is sorted by both.
-std::span<const CallArgument> arguments_of(const ModuleFacts& facts, int function,
-                                           std::optional<std::uint32_t> event = std::nullopt) {
-  const auto& args = facts.call_arguments;
-  auto key = [&](const CallArgument& a) { return std::pair{a.function, event ? a.event : 0u}; };
-  const std::pair want{function, event.value_or(0u)};
-  auto lo = std::lower_bound(args.begin(), args.end(), want, [&](const CallArgument& a, auto k) { return key(a) < k; });
-  auto hi = std::upper_bound(lo, args.end(), want, [&](auto k, const CallArgument& a) { return k < key(a); });
-  return {lo, hi};
-}
 
 // Walks, for one module at a time, the bodies its module-level code runs.
 class ReachWalker {
