@@ -169,6 +169,13 @@ struct Event {
     Use,     // reads `name`, an attribute chain `mod.attr...` starting at an imported name
     Call,    // calls `name`: "f", "Cls", "self.m", "cls.m", "mod.f" (decorators and
              // metaclasses count as calls)
+    // Runs a protocol method on an object: an operator, a builtin or a
+    // statement does (`a + b` runs `a.__add__` and maybe `b.__radd__`, `len(x)`
+    // `x.__len__`, `for v in x` `x.__iter__`, `if x:` `x.__bool__`). `name` is
+    // "operand.__dunder__" with the operand a dotted name the module scope
+    // binds (or `self`), else "?". Reachability only: the simulator, which
+    // must be certain, does not follow them. One event per name and body.
+    Protocol,
   };
   // (Fields ordered so that an event takes 56 bytes: a large tree has millions.)
   std::string name;

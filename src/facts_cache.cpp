@@ -381,7 +381,7 @@ template <class IO, class S>
 void fields(IO& io, S& e)
   requires std::is_same_v<std::remove_const_t<S>, Event>
 {
-  io.enumeration(e.kind, Event::Kind::Call);
+  io.enumeration(e.kind, Event::Kind::Protocol);
   io(e.import);
   io(e.name);
   io.line(e.line);

@@ -86,6 +86,10 @@ enum Kind : uint8_t {
   kNotOperator, kParenthesizedExpression, kRelativeImport, kReturnStatement, kSet, kSetComprehension, kString,
   kStringContent, kSubscript, kTryStatement, kTuple, kTuplePattern, kType,
   kTypedDefaultParameter, kTypedParameter, kWhileStatement, kWildcardImport, kWithStatement,
+  // Operators and values, for protocol events.
+  kAsPattern, kAssertStatement, kBinaryOperator, kBooleanOperator, kComparisonOperator,
+  kConcatenatedString, kConditionalExpression, kDictionary, kFalse, kFloat, kInteger, kNone,
+  kPair, kTrue, kUnaryOperator, kWithItem,
 };
 
 constexpr std::pair<std::string_view, Kind> kKindNames[] = {
@@ -154,6 +158,22 @@ constexpr std::pair<std::string_view, Kind> kKindNames[] = {
     {"while_statement", kWhileStatement},
     {"wildcard_import", kWildcardImport},
     {"with_statement", kWithStatement},
+    {"as_pattern", kAsPattern},
+    {"assert_statement", kAssertStatement},
+    {"binary_operator", kBinaryOperator},
+    {"boolean_operator", kBooleanOperator},
+    {"comparison_operator", kComparisonOperator},
+    {"concatenated_string", kConcatenatedString},
+    {"conditional_expression", kConditionalExpression},
+    {"dictionary", kDictionary},
+    {"false", kFalse},
+    {"float", kFloat},
+    {"integer", kInteger},
+    {"none", kNone},
+    {"pair", kPair},
+    {"true", kTrue},
+    {"unary_operator", kUnaryOperator},
+    {"with_item", kWithItem},
 };
 
 Kind kind_of_name(std::string_view name) {
@@ -177,7 +197,7 @@ struct Grammar {
   std::vector<Kind> kinds;  // symbol id -> kind
   std::vector<bool> expression;  // symbol id -> one of kExpressionNames
   TSFieldId alias, argument, arguments, attribute, body, condition, consequence, definition,
-      function, left, module_name, name, object, operator_, parameters, return_type, right,
+      function, key, left, module_name, name, object, operator_, parameters, return_type, right,
       superclasses, type, value;
 
   Grammar() {
@@ -204,6 +224,7 @@ struct Grammar {
     consequence = f("consequence");
     definition = f("definition");
     function = f("function");
+    key = f("key");
     left = f("left");
     module_name = f("module_name");
     name = f("name");
@@ -491,6 +512,8 @@ class Collector {
   void push_sink(int sink) {
     sinks_.push_back(sink);
     current_events().clear();
+    if (protocols_.size() < sinks_.size()) protocols_.resize(sinks_.size());
+    protocols_[sinks_.size() - 1].clear();
   }
   // Ends the current body: its events go, at their exact size, to `into`.
   void pop_sink(std::vector<Event>* into) {
@@ -756,6 +779,255 @@ class Collector {
       }
     }
     emit(ctx, Event::Kind::Call, std::move(callee), line);
+  }
+
+  // ---- protocol events: what operators, builtins and statements run ---------
+
+  // Values whose protocol methods are the builtins' own (`1 + x`: int's __add__).
+  bool builtin_value(TSNode n) const {
+    switch (kind(n)) {
+      case kInteger: case kFloat: case kString: case kConcatenatedString: case kTrue: case kFalse:
+      case kNone: case kList: case kTuple: case kDictionary: case kSet: case kListComprehension:
+      case kSetComprehension: case kDictionaryComprehension: case kGeneratorExpression:
+        return true;
+      default: return false;
+    }
+  }
+
+  // The operand as the resolver may know it: a dotted name the module scope
+  // binds, `self`, or "?" (a local, an expression's value).
+  std::string protocol_operand(TSNode n) const {
+    while (is(n, kParenthesizedExpression) && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
+    std::string t = callee_text(n);
+    if (t.empty()) return "?";
+    const std::string_view head = std::string_view(t).substr(0, t.find('.'));
+    if (head == "self") return t == "self" ? t : "?";
+    if (head == "cls" || !resolves_to_module(head)) return "?";
+    return t;
+  }
+
+  // `operand.dunder` as a Protocol event, once per body (the line of the
+  // first); nothing for a builtin value or inside an annotation.
+  [[gnu::noinline]] void emit_protocol(const Ctx& ctx, TSNode operand, std::string_view dunder, int line) {
+    if (ctx.annotation || ts_node_is_null(operand) || builtin_value(operand)) return;
+    emit_protocol(ctx, protocol_operand(operand), dunder, line);
+  }
+  void emit_protocol(const Ctx& ctx, std::string name, std::string_view dunder, int line) {
+    name += '.';
+    name += dunder;
+    if (protocols_.size() < sinks_.size()) protocols_.resize(sinks_.size());
+    std::vector<std::string>& seen = protocols_[sinks_.size() - 1];
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return;
+    if (emit(ctx, Event::Kind::Protocol, name, line)) seen.push_back(std::move(name));
+  }
+
+  // The protocol methods an operator node runs on its operands.
+  [[gnu::noinline]] void record_operator(TSNode n, const Ctx& ctx) {
+    if (ctx.annotation) return;
+    const int line = ts::line(n);
+    switch (kind(n)) {
+      case kBinaryOperator: {
+        const auto* d = binary_dunders(view(field(n, g_.operator_)));
+        if (!d) return;
+        emit_protocol(ctx, field(n, g_.left), d->first, line);
+        emit_protocol(ctx, field(n, g_.right), d->second, line);
+        return;
+      }
+      case kUnaryOperator: {
+        std::string_view op = view(field(n, g_.operator_));
+        std::string_view d = op == "-" ? "__neg__" : op == "+" ? "__pos__" : op == "~" ? "__invert__" : "";
+        if (!d.empty()) emit_protocol(ctx, field(n, g_.argument), d, line);
+        return;
+      }
+      case kNotOperator: truth(ctx, field(n, g_.argument), line); return;
+      case kBooleanOperator: truth(ctx, field(n, g_.left), line); return;
+      case kConditionalExpression:
+        if (ts_node_named_child_count(n) == 3) truth(ctx, ts_node_named_child(n, 1), line);
+        return;
+      case kAssertStatement:
+        if (ts_node_named_child_count(n) > 0) truth(ctx, ts_node_named_child(n, 0), line);
+        return;
+      case kComparisonOperator: {
+        // Operands are the named children; the operator tokens sit between them.
+        TSNode prev = {};
+        std::string op;
+        const uint32_t count = ts_node_child_count(n);
+        for (uint32_t i = 0; i < count; ++i) {
+          TSNode c = ts_node_child(n, i);
+          if (!ts_node_is_named(c)) {
+            if (!op.empty()) op += ' ';
+            op += view(c);
+            continue;
+          }
+          if (kind(c) == kComment) continue;
+          if (!ts_node_is_null(prev)) compare(ctx, prev, op, c, line);
+          prev = c;
+          op.clear();
+        }
+        return;
+      }
+      case kSubscript: {
+        emit_protocol(ctx, field(n, g_.value), "__getitem__", line);
+        subscript_key(ctx, n, line);
+        return;
+      }
+      case kDictionary:
+      case kSet:
+        for (TSNode c : named(n)) {
+          TSNode key = is(c, kPair) ? field(c, g_.key) : c;
+          if (!ts_node_is_null(key) && !builtin_value(key)) {
+            emit_protocol(ctx, key, "__hash__", line);
+            break;
+          }
+        }
+        return;
+      case kWithItem: {
+        TSNode v = field(n, g_.value);
+        if (is(v, kAsPattern) && ts_node_named_child_count(v) > 0) v = ts_node_named_child(v, 0);
+        emit_protocol(ctx, v, "__enter__", line);
+        emit_protocol(ctx, v, "__exit__", line);
+        return;
+      }
+      case kInterpolation:
+        if (ts_node_named_child_count(n) > 0) {
+          TSNode v = ts_node_named_child(n, 0);
+          emit_protocol(ctx, v, "__format__", line);
+          emit_protocol(ctx, v, "__str__", line);
+        }
+        return;
+      default: return;
+    }
+  }
+
+  // `for v in x`: x.__iter__, and the iterator's __next__.
+  void iterate(const Ctx& ctx, TSNode x, int line) {
+    if (ts_node_is_null(x) || builtin_value(x)) return;
+    emit_protocol(ctx, x, "__iter__", line);
+    emit_protocol(ctx, std::string("?"), "__next__", line);
+  }
+
+  // `if x:`, `not x`, `x and y`: x's truth.
+  void truth(const Ctx& ctx, TSNode v, int line) {
+    while (is(v, kParenthesizedExpression) && ts_node_named_child_count(v) == 1) v = ts_node_named_child(v, 0);
+    if (ts_node_is_null(v) || is(v, kNotOperator) || is(v, kBooleanOperator)) return;  // their own events
+    emit_protocol(ctx, v, "__bool__", line);
+    emit_protocol(ctx, v, "__len__", line);
+  }
+
+  // `d[k]`: a dict hashes k (a list asks k for __index__).
+  void subscript_key(const Ctx& ctx, TSNode n, int line) {
+    for (TSNode c : named(n)) {
+      if (ts_node_eq(c, field(n, g_.value))) continue;
+      if (is(c, kIdentifier) || is(c, kAttribute) || is(c, kCall)) emit_protocol(ctx, c, "__hash__", line);
+      return;
+    }
+  }
+
+  // One comparison of a chain: `a < b` runs a.__lt__, then maybe b.__gt__.
+  void compare(const Ctx& ctx, TSNode a, std::string_view op, TSNode b, int line) {
+    static constexpr std::tuple<std::string_view, std::string_view, std::string_view> kCompare[] = {
+        {"==", "__eq__", "__eq__"}, {"!=", "__ne__", "__ne__"}, {"<", "__lt__", "__gt__"},
+        {"<=", "__le__", "__ge__"}, {">", "__gt__", "__lt__"},  {">=", "__ge__", "__le__"},
+    };
+    if (op == "in" || op == "not in") {
+      emit_protocol(ctx, b, "__contains__", line);
+      emit_protocol(ctx, b, "__iter__", line);
+      emit_protocol(ctx, a, "__hash__", line);
+      emit_protocol(ctx, a, "__eq__", line);
+      return;
+    }
+    for (const auto& [o, left, right] : kCompare) {
+      if (o != op) continue;
+      emit_protocol(ctx, a, left, line);
+      emit_protocol(ctx, b, right, line);
+      if (o == "!=") {  // object.__ne__ is the inverse of __eq__
+        emit_protocol(ctx, a, "__eq__", line);
+        emit_protocol(ctx, b, "__eq__", line);
+      }
+      return;
+    }
+  }
+
+  // `a op b` and `a op= b`: (a's method, b's reflected one).
+  static const std::pair<std::string_view, std::string_view>* binary_dunders(std::string_view op) {
+    static constexpr std::pair<std::string_view, std::pair<std::string_view, std::string_view>> kBinary[] = {
+        {"+", {"__add__", "__radd__"}},          {"-", {"__sub__", "__rsub__"}},
+        {"*", {"__mul__", "__rmul__"}},          {"/", {"__truediv__", "__rtruediv__"}},
+        {"//", {"__floordiv__", "__rfloordiv__"}}, {"%", {"__mod__", "__rmod__"}},
+        {"**", {"__pow__", "__rpow__"}},         {"@", {"__matmul__", "__rmatmul__"}},
+        {"&", {"__and__", "__rand__"}},          {"|", {"__or__", "__ror__"}},
+        {"^", {"__xor__", "__rxor__"}},          {"<<", {"__lshift__", "__rlshift__"}},
+        {">>", {"__rshift__", "__rrshift__"}},
+    };
+    if (op.ends_with('=') && op != "==") op.remove_suffix(1);
+    for (const auto& [o, d] : kBinary)
+      if (o == op) return &d;
+    return nullptr;
+  }
+
+  // `x += y`: x.__iadd__, else x.__add__, then y.__radd__.
+  [[gnu::noinline]] void record_augmented(TSNode n, const Ctx& ctx) {
+    if (ctx.annotation) return;
+    std::string_view op = view(field(n, g_.operator_));
+    const auto* d = binary_dunders(op);
+    if (!d) return;
+    const int line = ts::line(n);
+    TSNode left = field(n, g_.left);
+    emit_protocol(ctx, left, "__i" + std::string(d->first.substr(2)), line);
+    emit_protocol(ctx, left, d->first, line);
+    emit_protocol(ctx, field(n, g_.right), d->second, line);
+  }
+
+  // Builtins that call a protocol method of their first argument (`len(x)`),
+  // or iterate it and then compare, hash or add the items.
+  [[gnu::noinline]] void record_builtin(TSNode call, std::string_view callee, const Ctx& ctx) {
+    struct Builtin {
+      std::string_view name;
+      std::initializer_list<std::string_view> first;  // on the first argument
+      std::initializer_list<std::string_view> items;  // on "?", its items
+    };
+    static const Builtin kBuiltins[] = {
+        {"len", {"__len__"}, {}},
+        {"hash", {"__hash__"}, {}},
+        {"iter", {"__iter__"}, {}},
+        {"next", {"__next__"}, {}},
+        {"int", {"__int__", "__index__", "__trunc__"}, {}},
+        {"float", {"__float__", "__index__"}, {}},
+        {"complex", {"__complex__"}, {}},
+        {"abs", {"__abs__"}, {}},
+        {"bool", {"__bool__", "__len__"}, {}},
+        {"str", {"__str__"}, {}},
+        {"repr", {"__repr__"}, {}},
+        {"format", {"__format__"}, {}},
+        {"round", {"__round__"}, {}},
+        {"divmod", {"__divmod__"}, {}},
+        {"pow", {"__pow__"}, {}},
+        {"reversed", {"__reversed__", "__len__", "__getitem__"}, {}},
+        {"list", {"__iter__"}, {}},
+        {"tuple", {"__iter__"}, {}},
+        {"enumerate", {"__iter__"}, {}},
+        {"sorted", {"__iter__"}, {"__lt__"}},
+        {"min", {"__iter__"}, {"__lt__"}},
+        {"max", {"__iter__"}, {"__gt__"}},
+        {"set", {"__iter__"}, {"__hash__", "__eq__"}},
+        {"frozenset", {"__iter__"}, {"__hash__", "__eq__"}},
+        {"sum", {"__iter__"}, {"__add__", "__radd__"}},
+        {"any", {"__iter__"}, {"__bool__"}},
+        {"all", {"__iter__"}, {"__bool__"}},
+        {"print", {"__str__"}, {}},
+    };
+    if (callee.find('.') != std::string_view::npos || !resolves_to_module(callee)) return;
+    const Builtin* b = nullptr;
+    for (const Builtin& x : kBuiltins)
+      if (x.name == callee) b = &x;
+    if (!b) return;
+    TSNode args = field(call, g_.arguments);
+    if (!is(args, kArgumentList) || ts_node_named_child_count(args) == 0) return;
+    TSNode first = ts_node_named_child(args, 0);
+    if (is(first, kKeywordArgument)) return;
+    const int line = ts::line(call);
+    for (std::string_view d : b->first) emit_protocol(ctx, first, d, line);
+    for (std::string_view d : b->items) emit_protocol(ctx, std::string("?"), d, line);
   }
 
   // `__name__ == "__main__"` (1), `__name__ != "__main__"` (-1), or neither (0).
@@ -1356,7 +1628,11 @@ class Collector {
     switch (kind(n)) {
       case kIdentifier: return;
       case kAttribute: visit_attribute(n, ctx, depth); return;
-      case kSubscript: visit_children(n, ctx, depth); return;
+      case kSubscript:
+        emit_protocol(ctx, field(n, g_.value), "__setitem__", ts::line(n));
+        subscript_key(ctx, n, ts::line(n));
+        visit_children(n, ctx, depth);
+        return;
       default:
         for (TSNode c : named(n)) visit_target(c, ctx, depth + 1);
     }
@@ -1603,6 +1879,7 @@ class Collector {
   // The children of a for_in_clause other than its target, visited.
   void visit_for_in_clause(TSNode c, const Ctx& ctx, int depth) {
     TSNode left = field(c, g_.left);
+    iterate(ctx, field(c, g_.right), ts::line(c));
     for (TSNode r : named(c)) {
       if (!ts_node_eq(r, left)) visit(r, ctx, depth + 1);
     }
@@ -1770,6 +2047,7 @@ class Collector {
   void visit_if(TSNode n, const Ctx& ctx, int depth) {
     TSNode cond = field(n, g_.condition);
     int tc = type_checking_test(cond);
+    if (tc == 0) truth(ctx, cond, ts::line(n));
     visit(cond, ctx, depth + 1);
     Ctx then_ctx = ctx, else_ctx = ctx;
     // A chain of tests the simulator decides: the branches carry guards
@@ -1925,6 +2203,8 @@ class Collector {
     LoopLiterals& operator=(const LoopLiterals&) = delete;
   };
   std::vector<std::pair<std::string_view, std::vector<std::string>>> loop_literals_;
+  // The Protocol events each body of sinks_ has (one per name and body).
+  std::vector<std::vector<std::string>> protocols_;
 
   void visit_call(TSNode n, const Ctx& ctx, int depth) {
     TSNode fn = field(n, g_.function);
@@ -1968,6 +2248,7 @@ class Collector {
       callee = callee_of_visited(fn);
       visit(field(n, g_.arguments), ctx, depth + 1);
     }
+    record_builtin(n, ft, ctx);
     // `super().m(...)`: the next class's `m` in the MRO ("super.m").
     if (callee.empty() && is(fn, kAttribute)) {
       TSNode obj = field(fn, g_.object);
@@ -2078,6 +2359,7 @@ class Collector {
     TSNode left = field(n, g_.left);
     TSNode right = field(n, g_.right);
     TSNode ann = field(n, g_.type);
+    if (augmented) record_augmented(n, ctx);
     if (augmented) visit(left, ctx, depth + 1);  // x += 1 reads x
     else visit_target(left, ctx, depth + 1);
     if (!ts_node_is_null(ann)) {
@@ -2186,6 +2468,7 @@ class Collector {
         Ctx c = ctx;
         if (!ctx.deferred && !ctx.class_body) c.conditional = true;
         TSNode left = field(n, g_.left);
+        iterate(ctx, field(n, g_.right), ts::line(n));
         // `for dep in ("numpy", "pytz"): __import__(dep)`: the loop variable's values.
         LoopLiterals literals(*this, left, field(n, g_.right));
         visit_target(left, ctx, depth + 1);
@@ -2199,6 +2482,7 @@ class Collector {
       }
       case kWhileStatement:
       case kWithStatement: {
+        if (k == kWhileStatement) truth(ctx, field(n, g_.condition), ts::line(n));
         Ctx c = ctx;
         if (!ctx.deferred && !ctx.class_body) c.conditional = true;
         visit_children(n, c, depth);
@@ -2217,7 +2501,13 @@ class Collector {
       case kGlobalStatement:
       case kNonlocalStatement: return;
       case kCall: visit_call(n, ctx, depth); return;
+      case kBinaryOperator: case kComparisonOperator: case kUnaryOperator: case kNotOperator:
+      case kBooleanOperator: case kConditionalExpression: case kAssertStatement: case kWithItem:
+      case kDictionary: case kSet: case kInterpolation:
+        record_operator(n, ctx);
+        break;
       case kSubscript:
+        record_operator(n, ctx);
         // `Cls[...]` at import time runs Cls.__class_getitem__ (the resolver
         // finds nothing for a name that is not a first-party class).
         if (!ctx.deferred && !(ctx.annotation && (out_.future_annotations || ctx.local_var_annotation))) {

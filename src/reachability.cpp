@@ -297,13 +297,15 @@ CalleeResolver::CalleeResolver(const std::vector<FileAnalysis>& files, const Mod
   }
 }
 
-std::vector<BodyRef> CalleeResolver::overrides(int file, int in_function, std::string_view callee) const {
+std::vector<BodyRef> CalleeResolver::overrides(int file, int in_function, std::string_view callee,
+                                               bool protocol) const {
   std::vector<BodyRef> out;
   if (simulator_) return out;
   auto dot = callee.find('.');
   if (dot == std::string_view::npos) return out;
   std::string_view head = callee.substr(0, dot), name = callee.substr(dot + 1);
-  if ((head != "self" && head != "cls") || name.find('.') != std::string_view::npos || name.starts_with("__"))
+  if ((head != "self" && head != "cls") || name.find('.') != std::string_view::npos ||
+      (name.starts_with("__") && !protocol))
     return out;
   auto c = enclosing_class(file, in_function);
   if (!c) return out;
@@ -824,6 +826,42 @@ std::vector<BodyRef> CalleeResolver::assume_call(int file, int in_function, std:
   return it == methods_by_name_.end() ? std::vector<BodyRef>{} : it->second;
 }
 
+CalleeResolver::ProtocolCall CalleeResolver::protocol(int file, int in_function, std::string_view name) const {
+  ProtocolCall out;
+  const auto dot = name.rfind('.');
+  if (simulator_ || dot == std::string_view::npos) return out;
+  const std::string_view operand = name.substr(0, dot), dunder = name.substr(dot + 1);
+  if (operand == "self") {
+    if (auto c = enclosing_class(file, in_function)) {
+      out.exact = method(*c, dunder, 0);
+      out.overrides = overrides(file, in_function, name, true);
+      return out;
+    }
+  } else if (operand != "?") {
+    const auto& ix = index_[file];
+    const std::string head(operand.substr(0, operand.find('.')));
+    if (ix.third_party.count(head)) return out;
+    if (operand.find('.') == std::string_view::npos) {
+      if (auto c = instance_class(file, operand, 0)) {
+        out.exact = method(*c, dunder, 0);
+        return out;
+      }
+      if (ix.functions.count(std::string(operand))) return out;
+    }
+    // A class: `Cls | None`, `Cls[int]` run its metaclass's methods (type's).
+    if (resolve_class(file, operand, 0)) return out;
+    if (auto mp = module_prefix(file, operand); mp && mp->second.empty()) return out;  // a module object
+  }
+  out.by_name = true;
+  return out;
+}
+
+const std::vector<BodyRef>& CalleeResolver::methods_named(std::string_view name) const {
+  static const std::vector<BodyRef> kNone;
+  auto it = methods_by_name_.find(std::string(name));
+  return it == methods_by_name_.end() ? kNone : it->second;
+}
+
 std::optional<std::pair<int, std::string>> CalleeResolver::find_class(int file, std::string_view dotted) const {
   auto c = resolve_class(file, dotted, 0);
   if (!c) return std::nullopt;
@@ -926,6 +964,10 @@ class ReachWalker {
         break;
       }
       BodyRef b = steps_[s].body;
+      // A protocol method assumed by name is listed, not walked: following
+      // what every first-party `__eq__` calls pinned code nothing made an
+      // instance for (SymPy's interval arithmetic).
+      if (steps_[s].assumed && steps_[s].call.ends_with(" (operator)")) continue;
       visit(b.file, b.function, files_[b.file].facts.functions[b.function].events, s, steps_[s].assumed);
     }
     return std::move(steps_);
@@ -941,17 +983,38 @@ class ReachWalker {
   // `from_assumed`: the call sits in a body that is itself only assumed to
   // run; its unresolved calls are not followed (one level of assumption: each
   // further level multiplied the assumed set on SymPy until it held everything).
-  Resolved resolve(int file, int function, const Event& e, bool from_assumed) {
-    auto it = memo_.find(&e);
-    if (it == memo_.end()) it = memo_.emplace(&e, resolver_.resolve_call(file, function, e.name)).first;
-    Resolved r{it->second, false, {}};
-    if (r.bodies.empty() && !from_assumed) {
-      r.bodies = resolver_.assume_call(file, function, e.name);
-      r.assumed = !r.bodies.empty();
+  struct Memo {
+    std::optional<Resolved> call, exact_only;
+    std::optional<CalleeResolver::PartialArguments> partial;
+    std::span<const CallArgument> arguments;  // the call's
+    std::optional<CalleeResolver::AttributeRead> read;  // Use
+    std::optional<BodyRef> module_getattr;               // Use
+    std::optional<CalleeResolver::ProtocolCall> protocol;
+  };
+  Memo& memo(const Event* e) { return memo_[e]; }
+
+  // The same event is visited once per module whose walk reaches its body:
+  // what it resolves to is computed once.
+  const Resolved& resolve(Memo& m, int file, int function, const Event& e, std::uint32_t event, bool from_assumed) {
+    if (!m.call) {
+      m.arguments = arguments_of(files_[file].facts, function, event);
+      Resolved r{resolver_.resolve_call(file, function, e.name), false, {}};
+      if (r.bodies.empty()) {
+        r.bodies = resolver_.assume_call(file, function, e.name);
+        r.assumed = !r.bodies.empty();
+      }
+      r.overrides = resolver_.overrides(file, function, e.name);
+      if (e.name.find('.') == std::string::npos) m.partial = resolver_.partial_arguments(file, e.name);
+      m.call = std::move(r);
     }
-    if (!from_assumed) r.overrides = resolver_.overrides(file, function, e.name);
-    return r;
+    // From an assumed body: only exact resolutions, no overrides.
+    if (from_assumed && (m.call->assumed || !m.call->overrides.empty())) {
+      if (!m.exact_only) m.exact_only = Resolved{m.call->assumed ? std::vector<BodyRef>{} : m.call->bodies, false, {}};
+      return *m.exact_only;
+    }
+    return *m.call;
   }
+
 
   void reach(BodyRef b, int parent, int line, std::string call, bool assumed) {
     // seen_: 2 * stamp_ once reached in this walk, + 1 once reached exactly.
@@ -1000,6 +1063,7 @@ class ReachWalker {
     if (call.starts_with("closure over ") || call.ends_with(" (closure)")) return Reachability::Assumption::Closure;
     if (call.ends_with(" (override)")) return Reachability::Assumption::Override;
     if (call.ends_with(" (__getattr__)")) return Reachability::Assumption::Getattr;
+    if (call.ends_with(" (operator)")) return Reachability::Assumption::Operator;
     return Reachability::Assumption::Untyped;
   }
 
@@ -1031,25 +1095,36 @@ class ReachWalker {
   // Pattern=RoutePattern)`, then `path(...)`). Only the callee's own body is
   // looked at: a parameter that it hands on, or that a nested def calls
   // later, is not followed.
-  void pass_arguments(int file, int function, const Event& e, std::uint32_t event, const std::vector<BodyRef>& callees,
+  void pass_arguments(const Memo& m, int file, int function, const Event& e, const std::vector<BodyRef>& callees,
                       int parent, bool assumed) {
+    if (!m.partial && m.arguments.empty()) return;
     std::vector<PassedArgument> passed;
     int shift = 0;  // positions the partial took
-    if (e.name.find('.') == std::string::npos)
-      if (auto p = resolver_.partial_arguments(file, e.name)) {
-        for (const CallArgument* a : p->arguments) {
-          passed.push_back({a, p->file, -1, -1});  // the partial's position 0 was the function
-          shift = std::max(shift, a->position);
-        }
+    if (const auto& p = m.partial) {
+      for (const CallArgument* a : p->arguments) {
+        passed.push_back({a, p->file, -1, -1});  // the partial's position 0 was the function
+        shift = std::max(shift, a->position);
       }
-    for (const CallArgument& a : arguments_of(files_[file].facts, function, event))
-      passed.push_back({&a, file, function, shift});
+    }
+    for (const CallArgument& a : m.arguments) passed.push_back({&a, file, function, shift});
     if (passed.empty()) return;
     for (BodyRef b : callees) {
       for (const PassedArgument& p : passed) {
         const CallArgument& a = *p.argument;
         if (a.value.starts_with('$')) continue;  // the caller's parameter: bound where the caller is called
-        bind(b, parameter(b, a.position, a.keyword, p.shift), a.value, p.file, p.function, parent, e.line, assumed, 0);
+        const std::string_view param = parameter(b, a.position, a.keyword, p.shift);
+        if (param.empty()) continue;
+        // What binding the parameter runs depends on neither the walk nor the
+        // call site: found once, replayed for each.
+        std::string key = std::to_string(b.file) + ',' + std::to_string(b.function) + ',' + std::string(param) +
+                          ',' + std::to_string(p.file) + ',' + std::to_string(p.function) + ',' + a.value;
+        auto it = binds_.find(key);
+        if (it == binds_.end()) {
+          std::vector<BindHit> hits;
+          bind(b, param, a.value, p.file, p.function, hits, 0);
+          it = binds_.emplace(std::move(key), std::move(hits)).first;
+        }
+        for (const BindHit& h : it->second) reach(h.body, parent, e.line, h.call, assumed || h.assumed);
       }
     }
   }
@@ -1083,8 +1158,13 @@ class ReachWalker {
   // that call it (closures) may run later, so they and what they call are
   // assumed; b handing it on to another call binds that callee's parameter in
   // turn (a few levels).
-  void bind(BodyRef b, std::string_view param, const std::string& value, int vfile, int vfunction, int parent,
-            int line, bool assumed, int depth) {
+  struct BindHit {
+    BodyRef body;
+    std::string call;
+    bool assumed = false;  // a closure, or what it calls
+  };
+  void bind(BodyRef b, std::string_view param, const std::string& value, int vfile, int vfunction,
+            std::vector<BindHit>& hits, int depth) {
     if (param.empty() || depth > kMaxBindDepth) return;
     const auto& facts = files_[b.file].facts;
     auto calls_in = [&](int function, bool closure) {
@@ -1094,11 +1174,10 @@ class ReachWalker {
         std::string_view rest = std::string_view(c.name).substr(param.size());
         if (!rest.empty() && rest.front() != '.') continue;
         // The closure itself was made to be called (a decorator's wrapper).
-        if (closure && !made)
-          reach({b.file, function}, parent, line, "closure over " + std::string(param) + "=" + value, true);
+        if (closure && !made) hits.push_back({{b.file, function}, "closure over " + std::string(param) + "=" + value, true});
         made = true;
         for (BodyRef t : resolver_.resolve_call(vfile, vfunction, value + std::string(rest)))
-          reach(t, parent, line, std::string(param) + "=" + value + (closure ? " (closure)" : ""), assumed || closure);
+          hits.push_back({t, std::string(param) + "=" + value + (closure ? " (closure)" : ""), closure});
       }
     };
     calls_in(b.function, false);
@@ -1115,8 +1194,28 @@ class ReachWalker {
       if (a.value != handed) continue;
       const Event& e = facts.functions[b.function].events[a.event];
       for (BodyRef c : resolver_.resolve_call(b.file, b.function, e.name))
-        bind(c, parameter(c, a.position, a.keyword, 0), value, vfile, vfunction, parent, line, assumed, depth + 1);
+        bind(c, parameter(c, a.position, a.keyword, 0), value, vfile, vfunction, hits, depth + 1);
     }
+  }
+
+  // What an operator, builtin or statement runs (a Protocol event): the
+  // methods of the operand's class when the model knows it, else every
+  // first-party method of that name, assumed; from an assumed body, only the
+  // former (one level of assumption). A name assumed once in a walk is
+  // assumed already for every later site.
+  void protocol(int file, int function, const Event& e, int parent, bool assumed) {
+    Memo& m = memo(&e);
+    if (!m.protocol) m.protocol = resolver_.protocol(file, function, e.name);
+    const CalleeResolver::ProtocolCall& p = *m.protocol;
+    for (BodyRef b : p.exact) reach(b, parent, e.line, e.name, assumed);
+    if (assumed) return;
+    for (BodyRef b : p.overrides) reach(b, parent, e.line, e.name + " (override)", true);
+    if (!p.by_name) return;
+    const std::string_view dunder = std::string_view(e.name).substr(e.name.rfind('.') + 1);
+    uint32_t& fired = fired_[dunder];
+    if (fired == stamp_) return;
+    fired = stamp_;
+    for (BodyRef b : resolver_.methods_named(dunder)) reach(b, parent, e.line, e.name + " (operator)", true);
   }
 
   // The events of one body (function -1: the module body of `file`).
@@ -1125,11 +1224,11 @@ class ReachWalker {
     for (const Event& e : events) {
       switch (e.kind) {
         case Event::Kind::Call: {
-          Resolved r = resolve(file, function, e, assumed);
+          Memo& m = memo(&e);
+          const Resolved& r = resolve(m, file, function, e, static_cast<std::uint32_t>(&e - events.data()), assumed);
           for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
           for (BodyRef b : r.overrides) reach(b, parent, e.line, e.name + " (override)", true);
-          pass_arguments(file, function, e, static_cast<std::uint32_t>(&e - events.data()), r.bodies, parent,
-                         assumed || r.assumed);
+          pass_arguments(m, file, function, e, r.bodies, parent, assumed || r.assumed);
           // `getattr(obj, "name", default)` on an instance: its class's
           // __getattr__ may serve the name (assumed, as for `obj.name`).
           if (r.bodies.empty() && (e.name == "getattr" || e.name == "hasattr"))
@@ -1152,17 +1251,19 @@ class ReachWalker {
           if (e.name.find('.') == std::string::npos) break;
           // `obj.name` on an instance: a property's getter runs; the
           // __getattr__ of obj's class may serve a name it lacks (assumed).
-          auto read = resolver_.instance_attribute(file, function, e.name, e.local);
-          for (BodyRef g : read.exact) reach(g, parent, e.line, e.name + " (property)", assumed);
-          for (BodyRef g : read.assumed) reach(g, parent, e.line, e.name + " (__getattr__)", true);
-          if (e.local) break;
-          // `mod.name` that mod's module __getattr__ serves.
-          auto mp = resolver_.module_prefix(file, e.name);
-          if (!mp || mp->second.empty()) break;
-          std::string attr = mp->second.substr(0, mp->second.find('.'));
-          if (auto g = resolver_.module_getattr(mp->first, attr)) reach(*g, parent, e.line, e.name, assumed);
+          Memo& m = memo(&e);
+          if (!m.read) {
+            m.read = resolver_.instance_attribute(file, function, e.name, e.local);
+            // `mod.name` that mod's module __getattr__ serves.
+            if (auto mp = e.local ? std::nullopt : resolver_.module_prefix(file, e.name); mp && !mp->second.empty())
+              m.module_getattr = resolver_.module_getattr(mp->first, mp->second.substr(0, mp->second.find('.')));
+          }
+          for (BodyRef g : m.read->exact) reach(g, parent, e.line, e.name + " (property)", assumed);
+          for (BodyRef g : m.read->assumed) reach(g, parent, e.line, e.name + " (__getattr__)", true);
+          if (m.module_getattr) reach(*m.module_getattr, parent, e.line, e.name, assumed);
           break;
         }
+        case Event::Kind::Protocol: protocol(file, function, e, parent, assumed); break;
         case Event::Kind::Bind: break;
       }
     }
@@ -1197,7 +1298,9 @@ class ReachWalker {
   int root_ = -1;
   std::vector<ReachStep> steps_;
   std::deque<int> exact_, assumed_;
-  std::unordered_map<const Event*, std::vector<BodyRef>> memo_;
+  std::unordered_map<const Event*, Memo> memo_;
+  std::unordered_map<std::string, std::vector<BindHit>> binds_;  // pass_arguments' bind, by callee, parameter, value
+  std::unordered_map<std::string_view, uint32_t> fired_;  // dunder -> the walk (stamp_) that assumed it
   std::unordered_map<std::uint64_t, std::vector<BodyRef>> wrappers_;
 };
 
@@ -1209,6 +1312,9 @@ const char* Reachability::describe(Assumption a) {
     case Assumption::Override: return "a subclass's override may be what `self.m()` runs";
     case Assumption::Getattr: return "a __getattr__ hook may serve an attribute read";
     case Assumption::Closure: return "a closure made at import may call it, later or never";
+    case Assumption::Operator:
+      return "an operator or builtin (`a + b`, `x == y`, `len(x)`, `for v in x`) on an object whose class it does "
+             "not know may run it";
   }
   return "";
 }

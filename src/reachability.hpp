@@ -72,7 +72,23 @@ class CalleeResolver {
   // `self.m()` / `cls.m()` inside a method of class C: the overrides of `m` in
   // first-party subclasses of C (virtual dispatch: the object may be one of
   // them). The model assumes they may run.
-  std::vector<BodyRef> overrides(int file, int in_function, std::string_view callee) const;
+  // `protocol`: for a Protocol event's `self.__dunder__` (dunders are
+  // otherwise left out: an explicit `self.__init__()` is the class's own).
+  std::vector<BodyRef> overrides(int file, int in_function, std::string_view callee, bool protocol = false) const;
+
+  // The methods a Protocol event ("operand.__dunder__", Event::Kind::Protocol)
+  // runs: the operand's class's, exactly, when the model knows that class
+  // (`self` in a method, with its subclasses' overrides assumed; a
+  // module-level instance); nothing when the operand is a class, a function,
+  // or another package's object (their type's methods are not first-party);
+  // otherwise every first-party method of that name, assumed (`by_name`).
+  struct ProtocolCall {
+    std::vector<BodyRef> exact, overrides;
+    bool by_name = false;
+  };
+  ProtocolCall protocol(int file, int in_function, std::string_view name) const;
+  // Every first-party method called `name`.
+  const std::vector<BodyRef>& methods_named(std::string_view name) const;
 
   // The bodies of the decorators applied to function `function` of `file`
   // (`@factory(args)` gives the defs the factory returns) that call the
@@ -222,6 +238,7 @@ struct Reachability {
     Override,  // a subclass's override of `self.m` (virtual dispatch)
     Getattr,   // a __getattr__ that may serve an attribute
     Closure,   // a def nested in a callee, which may run later or never
+    Operator,  // a protocol method an operator or builtin runs on an object of unknown class
   };
   std::vector<std::vector<Assumption>> assumption;  // [file][function]
   // The words `plan --explain` uses for an assumption.

@@ -551,6 +551,7 @@ class ReadGraph {
           }
           break;
         case Event::Kind::Bind:
+        case Event::Kind::Protocol:  // reachability's guess: never followed here
           break;
       }
     }
@@ -620,6 +621,7 @@ class PlainModules {
       if (!runs_on_target(fa, e)) continue;
       // A branch the model cannot decide is replayed by run_body, which knows
       // a failure there is a guess.
+      if (e.kind == Event::Kind::Protocol) continue;
       if (e.conditional && e.kind != Event::Kind::Bind) return std::nullopt;
       if (e.kind == Event::Kind::Call) {
         for (BodyRef b : events_.calls(file, -1, e))
@@ -1126,6 +1128,7 @@ class Interpreter {
       return std::nullopt;
     };
     for (const Event& e : events) {
+      if (e.kind == Event::Kind::Protocol) continue;  // reachability's guess
       if (!pending.empty())
         if (MaybeFailure f = run_pending(e.line)) {
           result = std::move(f);
@@ -1167,7 +1170,7 @@ class Interpreter {
         case Event::Kind::Call:
           f = reify_global(fa.module, e.name);
           if (!f) f = do_call(file, function, e);
-          break;
+          break;        case Event::Kind::Protocol: break;
       }
       if (f && e.try_end > 0 &&
           (e.catches & (f->error == "ImportError" ? Event::kCatchesImportError : Event::kCatchesAttributeError))) {

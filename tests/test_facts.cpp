@@ -613,3 +613,38 @@ TEST(FactsAliases, ClassAttributesAndReturnedInstances) {
   ASSERT_EQ(f.functions.size(), 1u);
   EXPECT_EQ(f.functions[0].returns, std::vector<std::string>{"Lazy()"});
 }
+
+// Operators, builtins and statements run protocol methods of their operands:
+// one Protocol event per name and body, the operand named when the module
+// scope (or `self`) binds it, "?" otherwise; nothing for builtin values or in
+// annotations.
+TEST(FactsProtocol, OperatorsBuiltinsAndStatements) {
+  auto f = collect_facts(
+      "from m import ONE\n"
+      "TWO = ONE + 1\n"
+      "x: List[int] = [1] + [2]\n"
+      "class C:\n"
+      "    def __eq__(self, other):\n"
+      "        return self < other\n"
+      "    def f(self, items, d, k):\n"
+      "        for v in items:\n"
+      "            if not v:\n"
+      "                d[k] = -v\n"
+      "        n = len(items) + len(d)\n"
+      "        with open_it() as h:\n"
+      "            pass\n"
+      "        return k in d\n");
+  auto names = [](const std::vector<cyclefix::Event>& events) {
+    std::vector<std::string> out;
+    for (const auto& e : events)
+      if (e.kind == cyclefix::Event::Kind::Protocol) out.push_back(e.name);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(names(f.events), V({"ONE.__add__"}));
+  ASSERT_EQ(f.functions.size(), 2u);
+  EXPECT_EQ(names(f.functions[0].events), V({"self.__lt__", "?.__gt__"}));
+  EXPECT_EQ(names(f.functions[1].events),
+            V({"?.__iter__", "?.__next__", "?.__bool__", "?.__len__", "?.__setitem__", "?.__hash__", "?.__neg__",
+               "?.__add__", "?.__radd__", "?.__enter__", "?.__exit__", "?.__contains__", "?.__eq__"}));
+}

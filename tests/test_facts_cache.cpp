@@ -264,7 +264,7 @@ TEST(FactsCacheEncoding, RoundTripsEveryFieldOfARichFile) {
   EXPECT_GE(wheres.size(), 6u);
   EXPECT_EQ(contexts.size(), 7u);
   EXPECT_EQ(kinds.size(), 3u);
-  EXPECT_EQ(event_kinds.size(), 4u);
+  EXPECT_EQ(event_kinds.size(), 5u);  // Import, Bind, Use, Call, Protocol
 
   std::string bytes = serialise_facts(f);
   std::optional<ModuleFacts> back = deserialise_facts(bytes);

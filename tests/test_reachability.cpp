@@ -531,3 +531,40 @@ TEST(Reachability, ParametersHandedOnToClosures) {
   EXPECT_TRUE(a.reach.assumed[use][mw]);
   EXPECT_FALSE(runs(a, "p.use", "Other.__init__"));
 }
+
+// `a + b` on a module-level instance runs its class's __add__, exactly (and
+// what that calls); an operator on a value of unknown class runs every
+// first-party method of that name, assumed and not walked; a class as operand
+// (`Cls | None`) runs its metaclass's method, not the class's own.
+TEST(Reachability, OperatorsRunProtocolMethods) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/num.py",
+       "def helper():\n    pass\n"
+       "def deep():\n    pass\n"
+       "class Num:\n"
+       "    def __add__(self, other):\n        helper()\n        return self\n"
+       "    def __or__(self, other):\n        return self\n"
+       "class Key:\n"
+       "    def __hash__(self):\n        deep()\n        return 1\n"
+       "    def __len__(self):\n        return 0\n"},
+      {"p/use.py",
+       "from p.num import Num, Key\n"
+       "ONE = Num()\n"
+       "TWO = ONE + ONE\n"
+       "U = Num | None\n"
+       "def lookup(k):\n    return {k: 1}\n"
+       "T = lookup(2)\n"},
+  });
+  EXPECT_TRUE(runs(a, "p.num", "Num.__add__"));
+  EXPECT_TRUE(runs(a, "p.num", "helper"));
+  EXPECT_FALSE(runs(a, "p.num", "Num.__or__"));
+  const int num = 1;
+  int hash = function_index(a.files[num].facts, "Key.__hash__");
+  ASSERT_GE(hash, 0);
+  EXPECT_TRUE(a.reach.body_runs(num, hash));
+  EXPECT_TRUE(a.reach.assumed[num][hash]);
+  EXPECT_EQ(a.reach.assumption[num][hash], cyclefix::Reachability::Assumption::Operator);
+  EXPECT_FALSE(runs(a, "p.num", "deep"));  // listed, not walked
+  EXPECT_FALSE(runs(a, "p.num", "Key.__len__"));
+}
