@@ -173,8 +173,11 @@ struct Event {
     // statement does (`a + b` runs `a.__add__` and maybe `b.__radd__`, `len(x)`
     // `x.__len__`, `for v in x` `x.__iter__`, `if x:` `x.__bool__`). `name` is
     // "operand.__dunder__" with the operand a dotted name the module scope
-    // binds (or `self`), else "?". Reachability only: the simulator, which
-    // must be certain, does not follow them. One event per name and body.
+    // binds (or `self`), else "?". Some names stand for the methods CPython
+    // pairs with them (CalleeResolver::protocol_companions: `__iter__` for
+    // `__next__` too, `__bool__` for `__len__`). Reachability only: the
+    // simulator, which must be certain, does not follow them. One event per
+    // name and body.
     Protocol,
   };
   // (Fields ordered so that an event takes 56 bytes: a large tree has millions.)

@@ -831,10 +831,18 @@ CalleeResolver::ProtocolCall CalleeResolver::protocol(int file, int in_function,
   const auto dot = name.rfind('.');
   if (simulator_ || dot == std::string_view::npos) return out;
   const std::string_view operand = name.substr(0, dot), dunder = name.substr(dot + 1);
+  std::vector<std::string_view> dunders{dunder};
+  for (std::string_view d : protocol_companions(dunder)) dunders.push_back(d);
+  auto methods_of = [&](const ClassRef& c) {
+    std::vector<BodyRef> found;
+    for (std::string_view d : dunders) append(found, method(c, d, 0));
+    return found;
+  };
   if (operand == "self") {
     if (auto c = enclosing_class(file, in_function)) {
-      out.exact = method(*c, dunder, 0);
-      out.overrides = overrides(file, in_function, name, true);
+      out.exact = methods_of(*c);
+      for (std::string_view d : dunders)
+        append(out.overrides, overrides(file, in_function, "self." + std::string(d), true));
       return out;
     }
   } else if (operand != "?") {
@@ -843,10 +851,16 @@ CalleeResolver::ProtocolCall CalleeResolver::protocol(int file, int in_function,
     if (ix.third_party.count(head)) return out;
     if (operand.find('.') == std::string_view::npos) {
       if (auto c = instance_class(file, operand, 0)) {
-        out.exact = method(*c, dunder, 0);
+        out.exact = methods_of(*c);
         return out;
       }
       if (ix.functions.count(std::string(operand))) return out;
+      // An instance another package's class made (`_LOCK = threading.Lock()`).
+      if (const auto* al = ix.aliases.find(operand); al && !al->second.empty() &&
+          std::all_of(al->second.begin(), al->second.end(), [&](const std::string& t) {
+            return ix.third_party.count(t.substr(0, t.find_first_of(".(")));
+          }))
+        return out;
     }
     // A class: `Cls | None`, `Cls[int]` run its metaclass's methods (type's).
     if (resolve_class(file, operand, 0)) return out;
@@ -854,6 +868,24 @@ CalleeResolver::ProtocolCall CalleeResolver::protocol(int file, int in_function,
   }
   out.by_name = true;
   return out;
+}
+
+std::span<const std::string_view> CalleeResolver::protocol_companions(std::string_view dunder) {
+  static const std::unordered_map<std::string_view, std::vector<std::string_view>> kCompanions = {
+      {"__iter__", {"__next__"}},
+      {"__contains__", {"__iter__", "__next__", "__getitem__"}},
+      {"__bool__", {"__len__"}},
+      {"__hash__", {"__eq__"}},
+      {"__ne__", {"__eq__"}},
+      {"__enter__", {"__exit__"}},
+      {"__format__", {"__str__"}},
+      {"__int__", {"__index__", "__trunc__"}},
+      {"__float__", {"__index__"}},
+      {"__reversed__", {"__len__", "__getitem__"}},
+  };
+  auto it = kCompanions.find(dunder);
+  if (it == kCompanions.end()) return {};
+  return it->second;
 }
 
 const std::vector<BodyRef>& CalleeResolver::methods_named(std::string_view name) const {
@@ -938,10 +970,21 @@ class ReachWalker {
       : files_(files), modules_(modules), resolver_(resolver), r_(r) {
     seen_.resize(files.size());
     step_of_.resize(files.size());
+    first_event_.resize(files.size());
+    std::uint32_t events = 0;
     for (std::size_t f = 0; f < files.size(); ++f) {
-      seen_[f].assign(files[f].facts.functions.size(), 0);
-      step_of_[f].assign(files[f].facts.functions.size(), -1);
+      const ModuleFacts& facts = files[f].facts;
+      seen_[f].assign(facts.functions.size(), 0);
+      step_of_[f].assign(facts.functions.size(), -1);
+      first_event_[f].reserve(facts.functions.size() + 1);
+      first_event_[f].push_back(events);
+      events += static_cast<std::uint32_t>(facts.events.size());
+      for (const FunctionInfo& fn : facts.functions) {
+        first_event_[f].push_back(events);
+        events += static_cast<std::uint32_t>(fn.events.size());
+      }
     }
+    resolved_.assign(events, false);
   }
 
   // The steps of module `file`; also marks the union in r_ and charges imports.
@@ -980,41 +1023,50 @@ class ReachWalker {
     std::vector<BodyRef> overrides;  // assumed: subclasses' versions of a self./cls. method
   };
 
-  // `from_assumed`: the call sits in a body that is itself only assumed to
-  // run; its unresolved calls are not followed (one level of assumption: each
-  // further level multiplied the assumed set on SymPy until it held everything).
-  struct Memo {
-    std::optional<Resolved> call, exact_only;
+  // What an event resolves to, computed once (the same event is visited once
+  // per module whose walk reaches its body) and kept only when it is
+  // something: most events (calls of builtins and of other packages'
+  // functions, plain reads) resolve to nothing and are only marked.
+  struct CallMemo {
+    Resolved call;
     std::optional<CalleeResolver::PartialArguments> partial;
     std::span<const CallArgument> arguments;  // the call's
-    std::optional<CalleeResolver::AttributeRead> read;  // Use
-    std::optional<BodyRef> module_getattr;               // Use
-    std::optional<CalleeResolver::ProtocolCall> protocol;
   };
-  Memo& memo(const Event* e) { return memo_[e]; }
-
-  // The same event is visited once per module whose walk reaches its body:
-  // what it resolves to is computed once.
-  const Resolved& resolve(Memo& m, int file, int function, const Event& e, std::uint32_t event, bool from_assumed) {
-    if (!m.call) {
-      m.arguments = arguments_of(files_[file].facts, function, event);
-      Resolved r{resolver_.resolve_call(file, function, e.name), false, {}};
-      if (r.bodies.empty()) {
-        r.bodies = resolver_.assume_call(file, function, e.name);
-        r.assumed = !r.bodies.empty();
-      }
-      r.overrides = resolver_.overrides(file, function, e.name);
-      if (e.name.find('.') == std::string::npos) m.partial = resolver_.partial_arguments(file, e.name);
-      m.call = std::move(r);
+  struct UseMemo {
+    CalleeResolver::AttributeRead read;
+    std::optional<BodyRef> module_getattr;
+  };
+  // Event `index` of body `function` (-1: the module body) of `file`, numbered
+  // over the whole tree.
+  std::uint32_t event_id(int file, int function, std::uint32_t index) const {
+    return first_event_[file][function + 1] + index;
+  }
+  template <class T, class Make>
+  const T* memo(std::unordered_map<std::uint32_t, T>& kept, std::uint32_t id, Make make) {
+    if (resolved_[id]) {
+      auto it = kept.find(id);
+      return it == kept.end() ? nullptr : &it->second;
     }
-    // From an assumed body: only exact resolutions, no overrides.
-    if (from_assumed && (m.call->assumed || !m.call->overrides.empty())) {
-      if (!m.exact_only) m.exact_only = Resolved{m.call->assumed ? std::vector<BodyRef>{} : m.call->bodies, false, {}};
-      return *m.exact_only;
-    }
-    return *m.call;
+    resolved_[id] = true;
+    std::optional<T> v = make();
+    if (!v) return nullptr;
+    return &kept.emplace(id, std::move(*v)).first->second;
   }
 
+  const CallMemo* call_memo(int file, int function, const Event& e, std::uint32_t event) {
+    return memo(calls_, event_id(file, function, event), [&]() -> std::optional<CallMemo> {
+      CallMemo m{{resolver_.resolve_call(file, function, e.name), false, {}}, std::nullopt, {}};
+      if (m.call.bodies.empty()) {
+        m.call.bodies = resolver_.assume_call(file, function, e.name);
+        m.call.assumed = !m.call.bodies.empty();
+      }
+      m.call.overrides = resolver_.overrides(file, function, e.name);
+      if (m.call.bodies.empty() && m.call.overrides.empty()) return std::nullopt;
+      m.arguments = arguments_of(files_[file].facts, function, event);
+      if (e.name.find('.') == std::string::npos) m.partial = resolver_.partial_arguments(file, e.name);
+      return m;
+    });
+  }
 
   void reach(BodyRef b, int parent, int line, std::string call, bool assumed) {
     // seen_: 2 * stamp_ once reached in this walk, + 1 once reached exactly.
@@ -1095,7 +1147,7 @@ class ReachWalker {
   // Pattern=RoutePattern)`, then `path(...)`). Only the callee's own body is
   // looked at: a parameter that it hands on, or that a nested def calls
   // later, is not followed.
-  void pass_arguments(const Memo& m, int file, int function, const Event& e, const std::vector<BodyRef>& callees,
+  void pass_arguments(const CallMemo& m, int file, int function, const Event& e, const std::vector<BodyRef>& callees,
                       int parent, bool assumed) {
     if (!m.partial && m.arguments.empty()) return;
     std::vector<PassedArgument> passed;
@@ -1203,19 +1255,28 @@ class ReachWalker {
   // first-party method of that name, assumed; from an assumed body, only the
   // former (one level of assumption). A name assumed once in a walk is
   // assumed already for every later site.
-  void protocol(int file, int function, const Event& e, int parent, bool assumed) {
-    Memo& m = memo(&e);
-    if (!m.protocol) m.protocol = resolver_.protocol(file, function, e.name);
-    const CalleeResolver::ProtocolCall& p = *m.protocol;
+  void protocol(int file, int function, const Event& e, std::uint32_t index, int parent, bool assumed) {
+    const CalleeResolver::ProtocolCall* found =
+        memo(protocols_, event_id(file, function, index), [&]() -> std::optional<CalleeResolver::ProtocolCall> {
+      auto p = resolver_.protocol(file, function, e.name);
+      if (p.exact.empty() && p.overrides.empty() && !p.by_name) return std::nullopt;
+      return p;
+    });
+    if (!found) return;
+    const CalleeResolver::ProtocolCall& p = *found;
     for (BodyRef b : p.exact) reach(b, parent, e.line, e.name, assumed);
     if (assumed) return;
     for (BodyRef b : p.overrides) reach(b, parent, e.line, e.name + " (override)", true);
     if (!p.by_name) return;
-    const std::string_view dunder = std::string_view(e.name).substr(e.name.rfind('.') + 1);
-    uint32_t& fired = fired_[dunder];
-    if (fired == stamp_) return;
-    fired = stamp_;
-    for (BodyRef b : resolver_.methods_named(dunder)) reach(b, parent, e.line, e.name + " (operator)", true);
+    const std::string_view name = std::string_view(e.name).substr(e.name.rfind('.') + 1);
+    auto assume = [&](std::string_view dunder) {
+      uint32_t& fired = fired_[dunder];
+      if (fired == stamp_) return;
+      fired = stamp_;
+      for (BodyRef b : resolver_.methods_named(dunder)) reach(b, parent, e.line, e.name + " (operator)", true);
+    };
+    assume(name);
+    for (std::string_view d : CalleeResolver::protocol_companions(name)) assume(d);
   }
 
   // The events of one body (function -1: the module body of `file`).
@@ -1224,15 +1285,24 @@ class ReachWalker {
     for (const Event& e : events) {
       switch (e.kind) {
         case Event::Kind::Call: {
-          Memo& m = memo(&e);
-          const Resolved& r = resolve(m, file, function, e, static_cast<std::uint32_t>(&e - events.data()), assumed);
-          for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
-          for (BodyRef b : r.overrides) reach(b, parent, e.line, e.name + " (override)", true);
-          pass_arguments(m, file, function, e, r.bodies, parent, assumed || r.assumed);
+          const auto index = static_cast<std::uint32_t>(&e - events.data());
+          const CallMemo* m = call_memo(file, function, e, index);
+          // `from_assumed`: the call sits in a body that is itself only assumed
+          // to run; its unresolved calls are not followed, nor overrides (one
+          // level of assumption: each further level multiplied the assumed set
+          // on SymPy until it held everything).
+          const bool followed = m && !(assumed && m->call.assumed);
+          if (followed) {
+            const Resolved& r = m->call;
+            for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
+            if (!assumed)
+              for (BodyRef b : r.overrides) reach(b, parent, e.line, e.name + " (override)", true);
+            if (!r.bodies.empty()) pass_arguments(*m, file, function, e, r.bodies, parent, assumed || r.assumed);
+          }
           // `getattr(obj, "name", default)` on an instance: its class's
           // __getattr__ may serve the name (assumed, as for `obj.name`).
-          if (r.bodies.empty() && (e.name == "getattr" || e.name == "hasattr"))
-            for (BodyRef g : getattr_hooks(file, function, static_cast<std::uint32_t>(&e - events.data())))
+          if ((!followed || m->call.bodies.empty()) && (e.name == "getattr" || e.name == "hasattr"))
+            for (BodyRef g : getattr_hooks(file, function, index))
               reach(g, parent, e.line, e.name + " (__getattr__)", true);
           break;
         }
@@ -1251,19 +1321,24 @@ class ReachWalker {
           if (e.name.find('.') == std::string::npos) break;
           // `obj.name` on an instance: a property's getter runs; the
           // __getattr__ of obj's class may serve a name it lacks (assumed).
-          Memo& m = memo(&e);
-          if (!m.read) {
-            m.read = resolver_.instance_attribute(file, function, e.name, e.local);
+          const auto index = static_cast<std::uint32_t>(&e - events.data());
+          const UseMemo* m = memo(uses_, event_id(file, function, index), [&]() -> std::optional<UseMemo> {
+            UseMemo u{resolver_.instance_attribute(file, function, e.name, e.local), std::nullopt};
             // `mod.name` that mod's module __getattr__ serves.
             if (auto mp = e.local ? std::nullopt : resolver_.module_prefix(file, e.name); mp && !mp->second.empty())
-              m.module_getattr = resolver_.module_getattr(mp->first, mp->second.substr(0, mp->second.find('.')));
-          }
-          for (BodyRef g : m.read->exact) reach(g, parent, e.line, e.name + " (property)", assumed);
-          for (BodyRef g : m.read->assumed) reach(g, parent, e.line, e.name + " (__getattr__)", true);
-          if (m.module_getattr) reach(*m.module_getattr, parent, e.line, e.name, assumed);
+              u.module_getattr = resolver_.module_getattr(mp->first, mp->second.substr(0, mp->second.find('.')));
+            if (u.read.exact.empty() && u.read.assumed.empty() && !u.module_getattr) return std::nullopt;
+            return u;
+          });
+          if (!m) break;
+          for (BodyRef g : m->read.exact) reach(g, parent, e.line, e.name + " (property)", assumed);
+          for (BodyRef g : m->read.assumed) reach(g, parent, e.line, e.name + " (__getattr__)", true);
+          if (m->module_getattr) reach(*m->module_getattr, parent, e.line, e.name, assumed);
           break;
         }
-        case Event::Kind::Protocol: protocol(file, function, e, parent, assumed); break;
+        case Event::Kind::Protocol:
+          protocol(file, function, e, static_cast<std::uint32_t>(&e - events.data()), parent, assumed);
+          break;
         case Event::Kind::Bind: break;
       }
     }
@@ -1298,7 +1373,13 @@ class ReachWalker {
   int root_ = -1;
   std::vector<ReachStep> steps_;
   std::deque<int> exact_, assumed_;
-  std::unordered_map<const Event*, Memo> memo_;
+  // By event_id: only what resolves to something is kept; resolved_ marks
+  // every event resolved already.
+  std::vector<std::vector<std::uint32_t>> first_event_;  // [file][function + 1]
+  std::vector<bool> resolved_;
+  std::unordered_map<std::uint32_t, CallMemo> calls_;
+  std::unordered_map<std::uint32_t, UseMemo> uses_;
+  std::unordered_map<std::uint32_t, CalleeResolver::ProtocolCall> protocols_;
   std::unordered_map<std::string, std::vector<BindHit>> binds_;  // pass_arguments' bind, by callee, parameter, value
   std::unordered_map<std::string_view, uint32_t> fired_;  // dunder -> the walk (stamp_) that assumed it
   std::unordered_map<std::uint64_t, std::vector<BodyRef>> wrappers_;

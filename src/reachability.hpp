@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -87,6 +88,10 @@ class CalleeResolver {
     bool by_name = false;
   };
   ProtocolCall protocol(int file, int in_function, std::string_view name) const;
+  // The other protocol methods a Protocol event's name stands for: the ones
+  // CPython falls back to or pairs with it (`__iter__`: `__next__`;
+  // `__bool__`: `__len__`; `__hash__`: `__eq__`; `__ne__`: `__eq__`).
+  static std::span<const std::string_view> protocol_companions(std::string_view dunder);
   // Every first-party method called `name`.
   const std::vector<BodyRef>& methods_named(std::string_view name) const;
 
