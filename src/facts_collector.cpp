@@ -885,14 +885,12 @@ class Collector {
         TSNode v = field(n, g_.value);
         if (is(v, kAsPattern) && ts_node_named_child_count(v) > 0) v = ts_node_named_child(v, 0);
         emit_protocol(ctx, v, "__enter__", line);
-        emit_protocol(ctx, v, "__exit__", line);
         return;
       }
       case kInterpolation:
         if (ts_node_named_child_count(n) > 0) {
           TSNode v = ts_node_named_child(n, 0);
           emit_protocol(ctx, v, "__format__", line);
-          emit_protocol(ctx, v, "__str__", line);
         }
         return;
       default: return;
@@ -903,15 +901,34 @@ class Collector {
   void iterate(const Ctx& ctx, TSNode x, int line) {
     if (ts_node_is_null(x) || builtin_value(x)) return;
     emit_protocol(ctx, x, "__iter__", line);
-    emit_protocol(ctx, std::string("?"), "__next__", line);
   }
 
-  // `if x:`, `not x`, `x and y`: x's truth.
+  // `if x:`, `not x`, `x and y`: x's truth (__bool__, else __len__).
   void truth(const Ctx& ctx, TSNode v, int line) {
     while (is(v, kParenthesizedExpression) && ts_node_named_child_count(v) == 1) v = ts_node_named_child(v, 0);
     if (ts_node_is_null(v) || is(v, kNotOperator) || is(v, kBooleanOperator)) return;  // their own events
+    if (is_bool(v)) return;
     emit_protocol(ctx, v, "__bool__", line);
-    emit_protocol(ctx, v, "__len__", line);
+  }
+
+  // A value that is a bool whatever its operands: `a is b`, `k in d`,
+  // `isinstance(...)` and the like.
+  bool is_bool(TSNode v) const {
+    if (is(v, kComparisonOperator)) {
+      const uint32_t count = ts_node_child_count(v);
+      for (uint32_t i = 0; i < count; ++i) {
+        TSNode c = ts_node_child(v, i);
+        if (ts_node_is_named(c)) continue;
+        std::string_view op = view(c);
+        if (op != "is" && op != "not" && op != "in" && op != "is not" && op != "not in") return false;
+      }
+      return true;
+    }
+    if (is(v, kCall)) {
+      std::string_view f = view(field(v, g_.function));
+      return f == "isinstance" || f == "issubclass" || f == "hasattr" || f == "callable" || f == "bool";
+    }
+    return false;
   }
 
   // `d[k]`: a dict hashes k (a list asks k for __index__).
@@ -931,19 +948,13 @@ class Collector {
     };
     if (op == "in" || op == "not in") {
       emit_protocol(ctx, b, "__contains__", line);
-      emit_protocol(ctx, b, "__iter__", line);
       emit_protocol(ctx, a, "__hash__", line);
-      emit_protocol(ctx, a, "__eq__", line);
       return;
     }
     for (const auto& [o, left, right] : kCompare) {
       if (o != op) continue;
       emit_protocol(ctx, a, left, line);
       emit_protocol(ctx, b, right, line);
-      if (o == "!=") {  // object.__ne__ is the inverse of __eq__
-        emit_protocol(ctx, a, "__eq__", line);
-        emit_protocol(ctx, b, "__eq__", line);
-      }
       return;
     }
   }
@@ -979,7 +990,7 @@ class Collector {
   }
 
   // Builtins that call a protocol method of their first argument (`len(x)`),
-  // or iterate it and then compare, hash or add the items.
+  // or iterate it and then compare, hash or add the items; `copy.deepcopy`.
   [[gnu::noinline]] void record_builtin(TSNode call, std::string_view callee, const Ctx& ctx) {
     struct Builtin {
       std::string_view name;
@@ -991,32 +1002,37 @@ class Collector {
         {"hash", {"__hash__"}, {}},
         {"iter", {"__iter__"}, {}},
         {"next", {"__next__"}, {}},
-        {"int", {"__int__", "__index__", "__trunc__"}, {}},
-        {"float", {"__float__", "__index__"}, {}},
+        {"int", {"__int__"}, {}},
+        {"float", {"__float__"}, {}},
         {"complex", {"__complex__"}, {}},
         {"abs", {"__abs__"}, {}},
-        {"bool", {"__bool__", "__len__"}, {}},
+        {"bool", {"__bool__"}, {}},
         {"str", {"__str__"}, {}},
         {"repr", {"__repr__"}, {}},
         {"format", {"__format__"}, {}},
         {"round", {"__round__"}, {}},
         {"divmod", {"__divmod__"}, {}},
         {"pow", {"__pow__"}, {}},
-        {"reversed", {"__reversed__", "__len__", "__getitem__"}, {}},
+        {"reversed", {"__reversed__"}, {}},
         {"list", {"__iter__"}, {}},
         {"tuple", {"__iter__"}, {}},
         {"enumerate", {"__iter__"}, {}},
         {"sorted", {"__iter__"}, {"__lt__"}},
         {"min", {"__iter__"}, {"__lt__"}},
         {"max", {"__iter__"}, {"__gt__"}},
-        {"set", {"__iter__"}, {"__hash__", "__eq__"}},
-        {"frozenset", {"__iter__"}, {"__hash__", "__eq__"}},
+        {"set", {"__iter__"}, {"__hash__"}},
+        {"frozenset", {"__iter__"}, {"__hash__"}},
         {"sum", {"__iter__"}, {"__add__", "__radd__"}},
         {"any", {"__iter__"}, {"__bool__"}},
         {"all", {"__iter__"}, {"__bool__"}},
         {"print", {"__str__"}, {}},
+        // The standard library's own protocols (Django's form fields deep-copy
+        // their widgets when a Form class is made).
+        {"copy.deepcopy", {"__deepcopy__"}, {}},
+        {"deepcopy", {"__deepcopy__"}, {}},
+        {"copy.copy", {"__copy__"}, {}},
     };
-    if (callee.find('.') != std::string_view::npos || !resolves_to_module(callee)) return;
+    if (!resolves_to_module(callee.substr(0, callee.find('.')))) return;
     const Builtin* b = nullptr;
     for (const Builtin& x : kBuiltins)
       if (x.name == callee) b = &x;

@@ -620,8 +620,10 @@ TEST(FactsAliases, ClassAttributesAndReturnedInstances) {
 // annotations. A name stands for its companions (`__iter__` for `__next__`).
 TEST(FactsProtocol, OperatorsBuiltinsAndStatements) {
   auto f = collect_facts(
+      "import copy\n"
       "from m import ONE\n"
       "TWO = ONE + 1\n"
+      "THREE = copy.deepcopy(ONE)\n"
       "x: List[int] = [1] + [2]\n"
       "class C:\n"
       "    def __eq__(self, other):\n"
@@ -642,7 +644,7 @@ TEST(FactsProtocol, OperatorsBuiltinsAndStatements) {
     return out;
   };
   using V = std::vector<std::string>;
-  EXPECT_EQ(names(f.events), V({"ONE.__add__"}));
+  EXPECT_EQ(names(f.events), V({"ONE.__add__", "ONE.__deepcopy__"}));
   ASSERT_EQ(f.functions.size(), 2u);
   EXPECT_EQ(names(f.functions[0].events), V({"self.__lt__", "?.__gt__"}));
   EXPECT_EQ(names(f.functions[1].events),
