@@ -2297,6 +2297,16 @@ class Collector {
       if (std::string f = callee_text(field(value, g_.function)); !f.empty()) t = local_callee(std::move(f)) + "()";
     if (t.empty()) return;
     auto& returns = scratch_.functions[scopes_.back().function_index].returns;
+    // `return property(accessor)` (a decorator making properties, SymPy's
+    // memoize_property): the getter is returned too, as a wrapper would be.
+    if (t == "property()" || t == "cached_property()" || t == "functools.cached_property()") {
+      TSNode args = field(value, g_.arguments);
+      if (is(args, kArgumentList) && ts_node_named_child_count(args) > 0) {
+        std::string getter = callee_text(ts_node_named_child(args, 0));
+        auto local = getter.empty() ? std::vector<std::string>{} : local_callees(getter);
+        returns.insert(returns.end(), local.begin(), local.end());
+      }
+    }
     auto local = local_callees(t);
     if (local.empty()) returns.push_back(std::move(t));
     else returns.insert(returns.end(), local.begin(), local.end());

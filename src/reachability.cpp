@@ -680,9 +680,18 @@ CalleeResolver::AttributeRead CalleeResolver::attribute_read(const ClassRef& c, 
   for (BodyRef b : found) {
     const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
     std::vector<BodyRef> get = descriptors(b.file, fn);
-    const bool property = std::any_of(fn.decorators.begin(), fn.decorators.end(), [](const std::string& d) {
+    const bool property = std::any_of(fn.decorators.begin(), fn.decorators.end(), [&](const std::string& d) {
       std::string_view last = std::string_view(d).substr(d.rfind('.') + 1);
-      return last == "property" || last == "cached_property" || last == "abstractproperty";
+      if (last == "property" || last == "cached_property" || last == "abstractproperty") return true;
+      // A first-party decorator that returns `property(getter)`.
+      for (BodyRef db : decorator_bodies(b.file, -1, d)) {
+        const auto& returns = files_[db.file].facts.functions[db.function].returns;
+        if (std::any_of(returns.begin(), returns.end(), [](const std::string& r) {
+              return r == "property()" || r == "cached_property()" || r == "functools.cached_property()";
+            }))
+          return true;
+      }
+      return false;
     });
     if (!property && get.empty()) continue;  // a plain method: reading it runs nothing
     out.exact.push_back(b);

@@ -568,3 +568,27 @@ TEST(Reachability, OperatorsRunProtocolMethods) {
   EXPECT_FALSE(runs(a, "p.num", "deep"));  // listed, not walked
   EXPECT_FALSE(runs(a, "p.num", "Key.__len__"));
 }
+
+// A first-party decorator that returns `property(getter)` (SymPy's
+// memoize_property): reading the attribute on a module-level instance runs the
+// getter it made, and the getter the decorated function.
+TEST(Reachability, DecoratorReturningAProperty) {
+  auto a = analysis_of({
+      {"p/__init__.py", ""},
+      {"p/deco.py",
+       "def memoize_property(propfunc):\n"
+       "    def accessor(self):\n"
+       "        return propfunc(self)\n"
+       "    return property(accessor)\n"},
+      {"p/keys.py",
+       "from p.deco import memoize_property\n"
+       "class Keys:\n"
+       "    @memoize_property\n    def eq(self):\n        return 1\n"
+       "    @memoize_property\n    def ne(self):\n        return 2\n"
+       "Q = Keys()\n"},
+      {"p/use.py", "from p.keys import Q\nE = Q.eq\n"},
+  });
+  EXPECT_TRUE(runs(a, "p.keys", "Keys.eq"));
+  EXPECT_TRUE(runs(a, "p.deco", "memoize_property.accessor"));
+  EXPECT_FALSE(runs(a, "p.keys", "Keys.ne"));
+}
