@@ -816,9 +816,9 @@ class Collector {
     name += '.';
     name += dunder;
     if (protocols_.size() < sinks_.size()) protocols_.resize(sinks_.size());
-    std::vector<std::string>& seen = protocols_[sinks_.size() - 1];
-    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return;
-    if (emit(ctx, Event::Kind::Protocol, name, line)) seen.push_back(std::move(name));
+    std::unordered_set<std::string>& seen = protocols_[sinks_.size() - 1];
+    if (seen.count(name)) return;
+    if (emit(ctx, Event::Kind::Protocol, name, line)) seen.insert(std::move(name));
   }
 
   // The protocol methods an operator node runs on its operands.
@@ -2220,7 +2220,8 @@ class Collector {
   };
   std::vector<std::pair<std::string_view, std::vector<std::string>>> loop_literals_;
   // The Protocol events each body of sinks_ has (one per name and body).
-  std::vector<std::vector<std::string>> protocols_;
+  // (A set: generated module code names thousands of distinct operands.)
+  std::vector<std::unordered_set<std::string>> protocols_;
 
   void visit_call(TSNode n, const Ctx& ctx, int depth) {
     TSNode fn = field(n, g_.function);
