@@ -224,6 +224,12 @@ struct ClassInfo {
   std::vector<std::string> decorators;
 };
 
+// A `returns` entry (a callee with "()") that is a property object: a
+// decorator returning one turns the function it decorates into a property.
+inline bool makes_property(std::string_view returned) {
+  return returned == "property()" || returned == "cached_property()" || returned == "functools.cached_property()";
+}
+
 // A function (or method, or lambda's enclosing definition) and where its body starts.
 struct FunctionInfo {
   std::string qualified_name;   // e.g. "Foo.bar", "outer.inner"
@@ -264,6 +270,7 @@ struct FunctionInfo {
   // What `return NAME` statements of the body give back: a nested def or class
   // by its qualified name, else the name as written (a decorator factory
   // returns the decorator that is then applied); `return Cls(...)` gives "Cls()".
+  // `return property(getter)` also gives the getter (see makes_property).
   std::vector<std::string> returns;
   // The body reads annotations at run time: calls `get_type_hints` or
   // `get_annotations` (typing, inspect, annotationlib) or reads `__annotations__`.

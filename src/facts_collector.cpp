@@ -783,6 +783,12 @@ class Collector {
 
   // ---- protocol events: what operators, builtins and statements run ---------
 
+  // `((x))` -> `x`.
+  TSNode unparenthesized(TSNode n) const {
+    while (is(n, kParenthesizedExpression) && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
+    return n;
+  }
+
   // Values whose protocol methods are the builtins' own (`1 + x`: int's __add__).
   bool builtin_value(TSNode n) const {
     switch (kind(n)) {
@@ -797,8 +803,7 @@ class Collector {
   // The operand as the resolver may know it: a dotted name the module scope
   // binds, `self`, or "?" (a local, an expression's value).
   std::string protocol_operand(TSNode n) const {
-    while (is(n, kParenthesizedExpression) && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
-    std::string t = callee_text(n);
+    std::string t = callee_text(unparenthesized(n));
     if (t.empty()) return "?";
     const std::string_view head = std::string_view(t).substr(0, t.find('.'));
     if (head == "self") return t == "self" ? t : "?";
@@ -897,15 +902,12 @@ class Collector {
     }
   }
 
-  // `for v in x`: x.__iter__, and the iterator's __next__.
-  void iterate(const Ctx& ctx, TSNode x, int line) {
-    if (ts_node_is_null(x) || builtin_value(x)) return;
-    emit_protocol(ctx, x, "__iter__", line);
-  }
+  // `for v in x`: x.__iter__ (which stands for the iterator's __next__ too).
+  void iterate(const Ctx& ctx, TSNode x, int line) { emit_protocol(ctx, x, "__iter__", line); }
 
   // `if x:`, `not x`, `x and y`: x's truth (__bool__, else __len__).
   void truth(const Ctx& ctx, TSNode v, int line) {
-    while (is(v, kParenthesizedExpression) && ts_node_named_child_count(v) == 1) v = ts_node_named_child(v, 0);
+    v = unparenthesized(v);
     if (ts_node_is_null(v) || is(v, kNotOperator) || is(v, kBooleanOperator)) return;  // their own events
     if (is_bool(v)) return;
     emit_protocol(ctx, v, "__bool__", line);
@@ -1032,11 +1034,11 @@ class Collector {
         {"deepcopy", {"__deepcopy__"}, {}},
         {"copy.copy", {"__copy__"}, {}},
     };
-    if (!resolves_to_module(callee.substr(0, callee.find('.')))) return;
     const Builtin* b = nullptr;
     for (const Builtin& x : kBuiltins)
       if (x.name == callee) b = &x;
-    if (!b) return;
+    // (Every call comes here: the table first, the scopes only for a match.)
+    if (!b || !resolves_to_module(callee.substr(0, callee.find('.')))) return;
     TSNode args = field(call, g_.arguments);
     if (!is(args, kArgumentList) || ts_node_named_child_count(args) == 0) return;
     TSNode first = ts_node_named_child(args, 0);
@@ -2300,7 +2302,7 @@ class Collector {
     auto& returns = scratch_.functions[scopes_.back().function_index].returns;
     // `return property(accessor)` (a decorator making properties, SymPy's
     // memoize_property): the getter is returned too, as a wrapper would be.
-    if (t == "property()" || t == "cached_property()" || t == "functools.cached_property()") {
+    if (makes_property(t)) {
       TSNode args = field(value, g_.arguments);
       if (is(args, kArgumentList) && ts_node_named_child_count(args) > 0) {
         std::string getter = callee_text(ts_node_named_child(args, 0));

@@ -686,9 +686,7 @@ CalleeResolver::AttributeRead CalleeResolver::attribute_read(const ClassRef& c, 
       // A first-party decorator that returns `property(getter)`.
       for (BodyRef db : decorator_bodies(b.file, -1, d)) {
         const auto& returns = files_[db.file].facts.functions[db.function].returns;
-        if (std::any_of(returns.begin(), returns.end(), [](const std::string& r) {
-              return r == "property()" || r == "cached_property()" || r == "functools.cached_property()";
-            }))
+        if (std::any_of(returns.begin(), returns.end(), [](const std::string& r) { return makes_property(r); }))
           return true;
       }
       return false;

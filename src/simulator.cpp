@@ -1170,7 +1170,8 @@ class Interpreter {
         case Event::Kind::Call:
           f = reify_global(fa.module, e.name);
           if (!f) f = do_call(file, function, e);
-          break;        case Event::Kind::Protocol: break;
+          break;
+        case Event::Kind::Protocol: break;  // skipped above
       }
       if (f && e.try_end > 0 &&
           (e.catches & (f->error == "ImportError" ? Event::kCatchesImportError : Event::kCatchesAttributeError))) {
