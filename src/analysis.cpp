@@ -82,7 +82,7 @@ ContentHash fingerprint_inputs(const Discovery& d, const AnalysisOptions& option
   for (const auto& r : d.roots) field(r.string());
   for (std::size_t i = 0; i < d.files.size(); ++i) {
     const SourceFile& f = d.files[i];
-    field(f.path.string());
+    field(f.path);
     field(f.display);
     field(f.module);
     field(f.is_package ? "package" : "module");
@@ -154,10 +154,11 @@ void print_facts_memory(const Analysis& a) {
 Analysis analyse(const AnalysisOptions& options) {
   Analysis a;
   if (options.progress) options.progress->phase("finding files");
-  a.discovery = options.discovered ? *options.discovered : discover(options.discovery);
+  a.discovery = options.discovered ? std::move(*options.discovered) : discover(options.discovery);
   const std::size_t n = a.discovery.files.size();
   a.files.resize(n);
-  for (std::size_t i = 0; i < n; ++i) a.files[i].source = a.discovery.files[i];
+  for (std::size_t i = 0; i < n; ++i) a.files[i].source = std::move(a.discovery.files[i]);
+  a.discovery.files = {};
 
   std::optional<FactsCache> cache;
   if (!options.cache_dir.empty() && !options.parse_only) {

@@ -131,7 +131,7 @@ int run_recorded(const CommonOptions& o, const std::vector<std::string>& args, s
   FactsCache cache(ao.cache_dir);
   if (!cache.enabled()) return body(o);  // the analysis says why
   profile_stage("fingerprint");  // finding and reading the files, to look the run up
-  const Discovery discovered = discover(ao.discovery);
+  Discovery discovered = discover(ao.discovery);
   std::string key;
   auto field = [&](std::string_view s) {
     key += std::to_string(s.size());

@@ -41,7 +41,7 @@ struct CommonOptions {
   std::string cache_dir;  // --cache-dir; empty: default_cache_dir()
   bool no_cache = false;
   std::string config_file;                // the pyproject.toml read (apply_config), if any
-  const Discovery* discovered = nullptr;  // the files, when run_recorded already found them
+  Discovery* discovered = nullptr;  // the files, when run_recorded already found them (the analysis takes them)
   PrereadSources* preread = nullptr;      // and their bytes, when it read them
 };
 

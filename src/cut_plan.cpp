@@ -668,7 +668,7 @@ std::optional<CandidateStatement> extraction_of(const Analysis& a, ReachesBack& 
   const std::string parent = source_mod.is_package ? mname : dot == std::string::npos ? "" : mname.substr(0, dot);
   std::string stem = dot == std::string::npos ? mname : mname.substr(dot + 1);
   stem.erase(0, stem.find_first_not_of('_'));
-  const std::filesystem::path dir = sa.source.path.parent_path();
+  const std::filesystem::path dir = std::filesystem::path(sa.source.path).parent_path();
   std::string module, file;
   for (int k = 1; k < 10 && module.empty(); ++k) {
     const std::string leaf = "_" + stem + "_defs" + (k > 1 ? std::to_string(k) : "");

@@ -513,7 +513,7 @@ class Discoverer {
     for (const Candidate& c : chosen) {
       const auto form = forms.find(root_form.at(c.root));
       const int root = static_cast<int>(std::distance(forms.begin(), form));
-      d.files.push_back({c.path, c.display, c.module, c.is_package, root});
+      d.files.push_back({c.path.string(), c.display, c.module, c.is_package, root});
       // PEP 420: a directory between the root and the module without __init__.py.
       fs::path dir = c.root;
       std::string dotted;

@@ -44,7 +44,7 @@ struct ResolvedImport {
   std::string absolute_module;            // the `from`/`import` module made absolute ("" if unresolvable)
   bool first_party = false;               // the top-level package is one of ours
   std::vector<std::string> unresolved;    // first-party names that match no module or are out of range
-  std::string error;                      // e.g. "relative import beyond top-level package"
+  std::string_view error;  // a fixed message (static), e.g. "attempted relative import beyond top-level package"
 };
 
 class ModuleIndex {

@@ -85,15 +85,58 @@ class NameTable {
   std::vector<Item> items_;
 };
 
-struct Empty {};
+// A per-file set of names: sorted views into the file's facts (16 bytes a
+// name; a NameTable of empty values took 24, and the module-level names of the
+// 50,000-file benchmark tree are 1.75 M).
+class SortedNames {
+ public:
+  void add(std::string_view name) { items_.push_back(name); }
+  void sort() {
+    std::sort(items_.begin(), items_.end());
+    items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
+    items_.shrink_to_fit();
+  }
+  // The stored view of `name`, or null.
+  const std::string_view* find(std::string_view name) const {
+    auto it = std::lower_bound(items_.begin(), items_.end(), name);
+    return it != items_.end() && *it == name ? &*it : nullptr;
+  }
+  bool count(std::string_view name) const { return find(name) != nullptr; }
+
+ private:
+  std::vector<std::string_view> items_;
+};
+
+// Lists of ints per key 0..n-1, in one array (a vector per key held 24 bytes
+// for each, mostly empty: a large tree has 0.3 M functions).
+class IntLists {
+ public:
+  // From (key, value) pairs with keys in [0, n), values of a key in the order given.
+  IntLists(std::size_t n, const std::vector<std::pair<std::uint32_t, int>>& pairs) : begin_(n + 1, 0) {
+    for (const auto& [k, v] : pairs) ++begin_[k + 1];
+    for (std::size_t k = 0; k < n; ++k) begin_[k + 1] += begin_[k];
+    values_.resize(pairs.size());
+    std::vector<std::uint32_t> at(begin_.begin(), begin_.end() - 1);
+    for (const auto& [k, v] : pairs) values_[at[k]++] = v;
+  }
+  IntLists() = default;
+  std::span<const int> operator[](std::size_t k) const {
+    return {values_.data() + begin_[k], values_.data() + begin_[k + 1]};
+  }
+  std::size_t size() const { return begin_.empty() ? 0 : begin_.size() - 1; }
+
+ private:
+  std::vector<std::uint32_t> begin_;
+  std::vector<int> values_;
+};
 
 struct CalleeResolver::FileIndex {
   NameTable<std::vector<int>> functions;  // qualified name -> every def of it
   NameTable<int> classes;                 // qualified name -> index
   NameTable<ImportBinding> bindings;
   NameTable<std::vector<std::string>> aliases;  // module-level `name = target`
-  NameTable<Empty> third_party;  // names bound by imports of other packages
-  NameTable<Empty> defined;      // module-level names
+  SortedNames third_party;  // names bound by imports of other packages
+  SortedNames defined;      // module-level names
   std::vector<ModuleId> stars;   // first-party modules of module-level star imports, in order
   // First-party imports inside functions: the function (qualified name), the
   // name bound, what it is bound to. Few per file: scanned.
@@ -104,7 +147,7 @@ struct CalleeResolver::FileIndex {
   std::vector<LocalBinding> local_bindings;
   // Function index -> the functions whose def runs when its body runs; the
   // module body's list is at the end. The same for classes.
-  std::vector<std::vector<int>> defined_in, classes_in;
+  IntLists defined_in, classes_in;
 };
 
 namespace {
@@ -130,20 +173,22 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
       for (const Alias& al : fa.facts.aliases) targets.emplace_back(al.name, al.target);
       ix.aliases = NameTable<std::vector<std::string>>::grouped(std::move(targets));
     }
-    for (const Definition& d : fa.facts.definitions) ix.defined.add(d.name, {});
+    for (const Definition& d : fa.facts.definitions) ix.defined.add(d.name);
     ix.defined.sort();
     // Functions come in source order, so an enclosing def precedes what it holds.
-    ix.defined_in.assign(fns.size() + 1, {});
+    std::vector<std::pair<std::uint32_t, int>> owned;  // (owner, def); the module body is fns.size()
+    owned.reserve(std::max(fns.size(), fa.facts.classes.size()));
     std::vector<int> open;  // enclosing defs of the current one
     for (std::size_t i = 0; i < fns.size(); ++i) {
       while (!open.empty() && !(fns[open.back()].body_begin <= fns[i].begin && fns[i].begin < fns[open.back()].end))
         open.pop_back();
-      ix.defined_in[open.empty() ? fns.size() : static_cast<std::size_t>(open.back())].push_back(static_cast<int>(i));
+      owned.emplace_back(open.empty() ? fns.size() : static_cast<std::size_t>(open.back()), static_cast<int>(i));
       open.push_back(static_cast<int>(i));
     }
+    ix.defined_in = IntLists(fns.size() + 1, owned);
+    owned.clear();
     // A class is made when the innermost def around it runs: strip its
     // qualified name until a function's.
-    ix.classes_in.assign(fns.size() + 1, {});
     for (std::size_t c = 0; c < fa.facts.classes.size(); ++c) {
       std::string q = fa.facts.classes[c].qualified_name;
       std::size_t owner = fns.size();
@@ -154,8 +199,9 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
           break;
         }
       }
-      ix.classes_in[owner].push_back(static_cast<int>(c));
+      owned.emplace_back(owner, static_cast<int>(c));
     }
+    ix.classes_in = IntLists(fns.size() + 1, owned);
     for (std::size_t i = 0; i < fa.facts.imports.size() && i < fa.resolved.size(); ++i) {
       const ImportStatement& st = fa.facts.imports[i];
       if (st.context == ImportContext::ClassBody) continue;
@@ -168,7 +214,7 @@ std::vector<CalleeResolver::FileIndex> build_indexes(const std::vector<FileAnaly
         continue;
       }
       if (!r.first_party) {
-        for (const ImportAlias& a : st.names) ix.third_party.add(a.bound_view(st.is_from), {});
+        for (const ImportAlias& a : st.names) ix.third_party.add(a.bound_view(st.is_from));
         continue;
       }
       for (const ImportAlias& a : st.names) {
@@ -355,21 +401,23 @@ std::optional<std::string_view> CalleeResolver::star_export(ModuleId m, std::str
   if (!listed) return std::nullopt;
   if (f.dunder_all) return std::string_view(*listed);
   const auto& ix = index_[file];
-  if (const auto* d = ix.defined.find(name)) return d->first;
+  if (const auto* d = ix.defined.find(name)) return *d;
   if (const auto* b = ix.bindings.find(name)) return b->first;
   for (auto s = ix.stars.rbegin(); s != ix.stars.rend(); ++s)
     if (auto stable = star_export(*s, name, depth + 1)) return stable;
   return std::nullopt;
 }
 
-const std::vector<int>& CalleeResolver::defined_in(int file, int function) const {
+std::span<const int> CalleeResolver::defined_in(int file, int function) const {
   const auto& d = index_[file].defined_in;
-  return function < 0 ? d.back() : d[function];
+  if (d.size() == 0) return {};  // a file not analysed
+  return d[function < 0 ? d.size() - 1 : static_cast<std::size_t>(function)];
 }
 
-const std::vector<int>& CalleeResolver::classes_in(int file, int function) const {
+std::span<const int> CalleeResolver::classes_in(int file, int function) const {
   const auto& d = index_[file].classes_in;
-  return function < 0 ? d.back() : d[function];
+  if (d.size() == 0) return {};
+  return d[function < 0 ? d.size() - 1 : static_cast<std::size_t>(function)];
 }
 
 std::optional<std::pair<ModuleId, std::string>> CalleeResolver::module_prefix(int file,
@@ -1240,7 +1288,8 @@ class ReachWalker {
       }
     };
     calls_in(b.function, false);
-    std::vector<int> nested = resolver_.defined_in(b.file, b.function);
+    const std::span<const int> direct = resolver_.defined_in(b.file, b.function);
+    std::vector<int> nested(direct.begin(), direct.end());
     for (std::size_t i = 0; i < nested.size() && i < kMaxNested; ++i) {
       // A nested def that rebinds the name has its own.
       if (facts.functions[nested[i]].bound_otherwise(param)) continue;

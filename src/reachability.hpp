@@ -167,9 +167,9 @@ class CalleeResolver {
 
   // Functions of `file` whose def statement runs when body `function` (-1: the
   // module body) runs: defined directly in it or in a class body inside it.
-  const std::vector<int>& defined_in(int file, int function) const;
+  std::span<const int> defined_in(int file, int function) const;
   // The same for classes: made when body `function` runs.
-  const std::vector<int>& classes_in(int file, int function) const;
+  std::span<const int> classes_in(int file, int function) const;
 
  private:
   struct ClassRef {

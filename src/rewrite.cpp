@@ -427,7 +427,7 @@ Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs, bool
     fa.content_hash = std::hash<std::string_view>{}(fr.after);
   }
   for (const CreatedFile& c : r.created) {
-    // A new module joins the tree (its files stay parallel to discovery's).
+    // A new module joins the tree.
     FileAnalysis fa;
     fa.source.path = c.path;
     fa.source.display = c.display;
@@ -437,7 +437,6 @@ Analysis analysis_after(Analysis& a, const RewriteResult& r, unsigned jobs, bool
     fa.rewritable = fa.facts.syntax_problems.empty();
     fa.bytes = c.text.size();
     fa.content_hash = std::hash<std::string_view>{}(c.text);
-    after.discovery.files.push_back(fa.source);
     after.files.push_back(std::move(fa));
   }
   build_graph(after, jobs);

@@ -44,7 +44,7 @@ class Locator {
 
   json artifact(std::string_view display) const {
     auto it = by_display_.find(display);
-    fs::path p = it == by_display_.end() ? fs::path(display) : a_.files[it->second].source.path;
+    fs::path p = it == by_display_.end() ? fs::path(display) : fs::path(a_.files[it->second].source.path);
     fs::path abs = fs::absolute(p).lexically_normal();
     fs::path rel = abs.lexically_relative(root_);
     if (!rel.empty() && *rel.begin() != "..")

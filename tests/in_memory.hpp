@@ -40,7 +40,6 @@ inline Analysis analysis_of(const std::vector<std::pair<std::string, std::string
     fa.analysed = true;
     fa.rewritable = fa.facts.syntax_problems.empty();
     a.files.push_back(std::move(fa));
-    a.discovery.files.push_back(a.files.back().source);
   }
   build_graph(a);
   return a;

@@ -137,7 +137,7 @@ TEST(DiscoveryTest, PlainPackageTree) {
   EXPECT_TRUE(d.namespace_packages.empty());
   for (const SourceFile& f : d.files) {
     EXPECT_EQ(f.root, 0);
-    EXPECT_EQ(f.is_package, f.path.filename() == "__init__.py") << f.module;
+    EXPECT_EQ(f.is_package, std::filesystem::path(f.path).filename() == "__init__.py") << f.module;
   }
   EXPECT_EQ(find_module(d, "pkg.sub.b")->path, t / "proj/pkg/sub/b.py");
 }
@@ -409,7 +409,7 @@ TEST(DiscoveryTest, PackageShadowsModuleOfTheSameName) {
   const Discovery d = discover_paths({t / "p"});
   ASSERT_EQ(d.files.size(), 1u);
   EXPECT_TRUE(d.files[0].is_package);
-  EXPECT_EQ(d.files[0].path, t / "p/pkg/__init__.py");
+  EXPECT_EQ(d.files[0].path, (t / "p/pkg/__init__.py").string());
   ASSERT_EQ(d.diagnostics.size(), 1u);
   EXPECT_EQ(d.diagnostics[0].file, (t / "p/pkg.py").string());
 }
