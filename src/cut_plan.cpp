@@ -1525,13 +1525,18 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     }
     return !extractions.empty();
   };
-  // An extraction removes edges that made a bypass unsafe (the defining module
-  // reached the importer back through the moved definitions' readers): the
-  // pinned statements of loops still unbreakable are assessed again against
-  // the graph without the plan's cut edges, and a bypass that is now safe is
-  // added to the cuts (not to the solver's instance: it is safe only with the
-  // cuts made, so a later re-solve by the guard drops it).
-  auto bypass_after_extractions = [&] {
+  // The plan's cuts remove edges that made a bypass unsafe (the defining
+  // module reached the importer back through a statement the plan bypasses,
+  // or through the readers of extracted definitions): the pinned statements of
+  // loops still unbreakable are assessed again against the graph without the
+  // plan's cut edges, and a bypass that is now safe is added to the cuts. Not
+  // to the solver's instance: it is safe only with the other cuts made, so
+  // each solve (the guard's too) is followed by this pass again, from the
+  // statements as they were pinned; one the guard pins stays pinned.
+  std::map<std::size_t, CandidateStatement> pinned_before;  // candidate -> as pinned, for this pass
+  auto bypass_after_cuts = [&] {
+    for (auto& [i, c] : pinned_before)
+      if (plan.candidates[i].cuttable) plan.candidates[i] = c;  // not pinned by the guard since: again
     if (plan.unbreakable_loops.empty()) return;
     std::set<int> cut(plan.cuts.begin(), plan.cuts.end());
     ReachesBack after(a, [&](const ImportEdge& e) {
@@ -1547,11 +1552,14 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
       CandidateStatement& c = plan.candidates[i];
       if (c.cuttable || !makes_edge(c, on_loops)) continue;
+      if (auto was = pinned_before.find(i); was != pinned_before.end() && was->second.reason != c.reason)
+        continue;  // the guard pinned it
       CandidateStatement t = c;
       t.reason = t.reason.substr(0, t.reason.find("; no "));
       assess_bypass(a, after, t);
       if (!t.cuttable) continue;
-      t.how += " (once the extractions above are made)";
+      t.how += extractions.empty() ? " (once the cuts above are made)" : " (once the extractions above are made)";
+      pinned_before.emplace(i, c);
       c = std::move(t);
       plan.cuts.push_back(static_cast<int>(i));
       plan.cost += c.cost;
@@ -1636,10 +1644,8 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       for (const auto& loop : sol.unbreakable_cycles) plan.unbreakable_loops.emplace_back(loop.begin(), loop.end());
     };
     solve();
-    if (offer_extractions()) {
-      solve();
-      bypass_after_extractions();
-    }
+    if (offer_extractions()) solve();
+    bypass_after_cuts();
     pins_owned.reset();
     assessors.reset();
     if (options.release_uses) {
@@ -1647,7 +1653,12 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
       for (const CandidateStatement& c : plan.candidates) keep[c.file] = 1;
       options.release_uses(keep);
     }
-    if (options.guard && !plan.cuts.empty()) guard_working_imports(a, tables.emplace(a), options.before, solve, inst, plan);
+    auto solve_and_bypass = [&] {
+      solve();
+      bypass_after_cuts();
+    };
+    if (options.guard && !plan.cuts.empty())
+      guard_working_imports(a, tables.emplace(a), options.before, solve_and_bypass, inst, plan);
   }
 
   // What is left: the graph without the edges whose statements are all cut.

@@ -1,0 +1,5 @@
+from mech import Rigid
+
+
+class Body(Rigid):
+    pass

@@ -1,0 +1,5 @@
+from mech import Body, Rigid
+
+
+class Joints(Body):
+    parts = (Rigid,)

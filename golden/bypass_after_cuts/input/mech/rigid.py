@@ -1,0 +1,2 @@
+class Rigid:
+    mass = 1.0
