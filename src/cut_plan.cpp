@@ -1533,10 +1533,14 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
   // to the solver's instance: it is safe only with the other cuts made, so
   // each solve (the guard's too) is followed by this pass again, from the
   // statements as they were pinned; one the guard pins stays pinned.
-  std::map<std::size_t, CandidateStatement> pinned_before;  // candidate -> as pinned, for this pass
+  std::map<std::size_t, CandidateStatement> pinned_before;  // made cuttable by the last pass: as they were pinned
+  std::set<std::size_t> guard_pinned;  // made cuttable by a pass, pinned by the guard since
   auto bypass_after_cuts = [&] {
-    for (auto& [i, c] : pinned_before)
-      if (plan.candidates[i].cuttable) plan.candidates[i] = c;  // not pinned by the guard since: again
+    for (auto& [i, c] : pinned_before) {
+      if (plan.candidates[i].cuttable) plan.candidates[i] = std::move(c);  // assessed again below
+      else guard_pinned.insert(i);
+    }
+    pinned_before.clear();
     if (plan.unbreakable_loops.empty()) return;
     std::set<int> cut(plan.cuts.begin(), plan.cuts.end());
     ReachesBack after(a, [&](const ImportEdge& e) {
@@ -1551,9 +1555,7 @@ CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOption
     bool added = false;
     for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
       CandidateStatement& c = plan.candidates[i];
-      if (c.cuttable || !makes_edge(c, on_loops)) continue;
-      if (auto was = pinned_before.find(i); was != pinned_before.end() && was->second.reason != c.reason)
-        continue;  // the guard pinned it
+      if (c.cuttable || guard_pinned.count(i) || !makes_edge(c, on_loops)) continue;
       CandidateStatement t = c;
       t.reason = t.reason.substr(0, t.reason.find("; no "));
       assess_bypass(a, after, t);
