@@ -1731,6 +1731,23 @@ std::vector<std::vector<ModuleId>> loops_through(const Analysis& a, const CycleR
       }
     }
   }
+  if (!out.empty()) return out;
+  // The listed loops are capped (--max-loops) and may all miss this statement:
+  // name the shortest loop through one of its edges instead.
+  // A statement in a function is charged to the module whose import-time code
+  // calls it, so its edges may leave another module of the component.
+  std::vector<ModuleId> best;
+  for (const auto& comp : cycles.components)
+    for (ModuleId from : comp.modules)
+      for (std::size_t e : a.graph.out_edges(from)) {
+        const auto& st = a.graph.edges()[e].statements;
+        if (std::none_of(st.begin(), st.end(),
+                         [&](const StatementRef& s) { return s.file == cut.file && s.import == cut.import; }))
+          continue;
+        auto loop = shortest_loop_through(a.graph, e, comp.modules);
+        if (!loop.empty() && (best.empty() || loop.size() < best.size())) best = std::move(loop);
+      }
+  if (!best.empty()) out.push_back(std::move(best));
   return out;
 }
 

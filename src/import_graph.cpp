@@ -199,4 +199,34 @@ ComponentLoops component_loops(const ImportGraph& g, const std::vector<ModuleId>
   return result;
 }
 
+std::vector<ModuleId> shortest_loop_through(const ImportGraph& g, std::size_t edge,
+                                            const std::vector<ModuleId>& component) {
+  const ModuleId from = g.edges()[edge].from, start = g.edges()[edge].to;
+  auto inside = [&](ModuleId m) { return std::binary_search(component.begin(), component.end(), m); };
+  if (!inside(from) || !inside(start)) return {};
+  std::unordered_map<ModuleId, ModuleId> pred{{start, start}};
+  std::deque<ModuleId> queue{start};
+  bool reached = start == from;
+  while (!queue.empty() && !reached) {
+    const ModuleId x = queue.front();
+    queue.pop_front();
+    for (std::size_t e : g.out_edges(x)) {
+      const ModuleId y = g.edges()[e].to;
+      if (!inside(y) || !pred.emplace(y, x).second) continue;
+      if (y == from) {
+        reached = true;
+        break;
+      }
+      queue.push_back(y);
+    }
+  }
+  if (!reached) return {};
+  std::vector<ModuleId> back;  // from, ..., start (reversed path)
+  for (ModuleId y = from; y != start; y = pred.at(y)) back.push_back(y);
+  back.push_back(start);
+  std::vector<ModuleId> loop{from};
+  loop.insert(loop.end(), back.rbegin(), back.rend());
+  return loop;
+}
+
 }  // namespace cyclefix

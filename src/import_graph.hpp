@@ -65,4 +65,11 @@ struct ComponentLoops {
 ComponentLoops component_loops(const ImportGraph& g, const std::vector<ModuleId>& component,
                                const std::vector<ModuleInfo>& modules, std::size_t max_loops);
 
+// The shortest loop that takes edge `edge` (from -> to, then back to `from`)
+// without leaving `component` (sorted module ids), as module ids starting at
+// the edge's source (first == last); empty when `to` does not reach back.
+// Neighbours are visited in id order, so ties break by module name.
+std::vector<ModuleId> shortest_loop_through(const ImportGraph& g, std::size_t edge,
+                                            const std::vector<ModuleId>& component);
+
 }  // namespace cyclefix
