@@ -3,8 +3,13 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace cyclefix::testing_support {
@@ -23,6 +28,30 @@ inline ShellRun run_shell(const std::string& command) {
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+struct CapturedRun {
+  int status = -1;
+  std::string out, err;
+};
+
+// `command` run by the shell in `cwd`, stdout and stderr captured. stderr goes
+// through a file named per process (ctest -j runs tests side by side), removed
+// once read.
+inline CapturedRun run_in(const std::filesystem::path& cwd, const std::string& command) {
+  const std::filesystem::path err =
+      std::filesystem::temp_directory_path() / ("cyclefix_test_stderr." + std::to_string(::getpid()) + ".txt");
+  ShellRun run = run_shell("cd '" + cwd.string() + "' && " + command + " 2>'" + err.string() + "'");
+  CapturedRun r{run.status, std::move(run.out), {}};
+  {
+    std::ifstream in(err, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.err = ss.str();
+  }
+  std::error_code ec;
+  std::filesystem::remove(err, ec);
   return r;
 }
 

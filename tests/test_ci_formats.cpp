@@ -30,13 +30,8 @@ struct CliRun {
 // The binary in `cwd` with `args`; stdout and stderr captured (stderr in a file
 // per process: ctest -j runs tests side by side).
 CliRun run_cyclefix(const fs::path& cwd, const std::string& args) {
-  fs::path err = fs::path(testing::TempDir()) / ("cyclefix_ci_stderr." + std::to_string(::getpid()) + ".txt");
-  auto r = cyclefix::testing_support::run_shell("cd '" + cwd.string() + "' && '" + CYCLEFIX_BINARY +
-                                                "' --no-cache " + args + " 2>'" + err.string() + "'");
-  std::ifstream in(err);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return {r.status, std::move(r.out), ss.str()};
+  auto r = cyclefix::testing_support::run_in(cwd, "'" + std::string(CYCLEFIX_BINARY) + "' --no-cache " + args);
+  return {r.status, std::move(r.out), std::move(r.err)};
 }
 
 std::string line_of(const fs::path& file, int line) {

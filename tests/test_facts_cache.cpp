@@ -152,10 +152,23 @@ void write_file(const fs::path& p, const std::string& s) {
   std::ofstream(p, std::ios::binary) << s;
 }
 
+// A folder of its own per test, removed when the test program ends (by the
+// process that made it, not by a forked child).
 fs::path fresh_dir(const std::string& name) {
+  struct Made {
+    pid_t owner = ::getpid();
+    std::vector<fs::path> dirs;
+    ~Made() {
+      std::error_code ec;
+      if (::getpid() == owner)
+        for (const fs::path& d : dirs) fs::remove_all(d, ec);
+    }
+  };
+  static Made made;
   fs::path d = fs::path(testing::TempDir()) / ("cyclefix_facts_cache_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
+  made.dirs.push_back(d);
   return d;
 }
 

@@ -54,13 +54,11 @@ void put(const fs::path& p, const std::string& text) {
 // Runs a shell command in `cwd`; stdout and stderr captured. The stderr file is
 // per process: ctest -j runs this file's tests side by side.
 CliResult sh(const fs::path& cwd, const std::string& cmd) {
-  fs::path err = fs::path(testing::TempDir()) / ("cyclefix_split_stderr." + std::to_string(::getpid()) + ".txt");
-  std::string full = "cd '" + cwd.string() + "' && " + cmd + " 2>'" + err.string() + "'";
-  auto run = cyclefix::testing_support::run_shell(full);
+  auto run = cyclefix::testing_support::run_in(cwd, cmd);
   CliResult r;
   r.status = run.status;
   r.out = std::move(run.out);
-  r.err = slurp(err);
+  r.err = std::move(run.err);
   return r;
 }
 
