@@ -52,7 +52,7 @@ void bypass_reexport(const RewriteInput& in, AtomicChange& change) {
       }
     }
     if (i) out += nl + indent;
-    out += lines[i];
+    out += text::continue_lines(wrap_import_line(lines[i], {indent.size(), in.options.line_length}), nl, indent);
     if (text.find('#') != std::string_view::npos)
       for (const std::string& c : alias_comments(text, bound)) out += "  " + c;
   }

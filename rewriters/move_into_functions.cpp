@@ -38,7 +38,7 @@ void move_into_functions(const RewriteInput& in, AtomicChange& change) {
   if (in.cut.strategy != Strategy::Defer) return;
   const ModuleFacts& facts = in.file.facts;
   const ImportStatement& st = facts.imports[in.cut.import];
-  change.edits.push_back(statement_removal(in.source, st, in.cut.names));
+  change.edits.push_back(statement_removal(in.source, st, in.cut.names, in.options.line_length));
 
   // The names this cut moves: the planner keeps at module level the aliases
   // of an `import a, b` that are not first-party (in.cut.names lists the rest).
@@ -72,7 +72,9 @@ void move_into_functions(const RewriteInput& in, AtomicChange& change) {
     LocalImport li;
     li.function = fn;
     li.names.assign(wanted.begin(), wanted.end());
-    li.statement = import_subset(st, li.names, in.source);
+    const ImportLayout layout{text::indentation(in.source, facts.functions[fn].body_begin).size(),
+                              in.options.line_length};
+    li.statement = import_subset(st, li.names, in.source, layout);
     li.comments = comments;
     li.trailing = trailing;
     change.local_imports.push_back(std::move(li));

@@ -25,6 +25,9 @@ struct RewriteOptions {
   bool note = true;       // a comment naming the loop on each moved import
   bool noqa = false;      // append suppressions for linters that hoist imports (PLC0415)
   int target_minor = 9;   // Python 3.<minor>: annotations are evaluated eagerly below 3.14
+  // Longest line a written import may have before its names are wrapped in
+  // parentheses ([tool.cyclefix], ruff's or black's `line-length`; 0: never).
+  std::size_t line_length = 88;
 };
 
 // An import to place at the top of one function body.
@@ -114,14 +117,35 @@ bool hoist_lazy(const Analysis& a, const FileAnalysis& fa, std::string_view sour
                 const std::vector<const LazyHoist*>& hoists, const RewriteOptions& options, std::vector<Edit>& edits,
                 std::string* error);
 
+// Where a written import statement goes: the column it starts at and the
+// longest line allowed (0: one line whatever its length).
+struct ImportLayout {
+  std::size_t column = 0;
+  std::size_t width = 0;
+};
+
+// `head` ("from m import ") and its names, on one line when it fits the
+// layout, else with the names in parentheses, as many per line as fit, the
+// continuation lines aligned after the parenthesis (or, when the head leaves
+// no room, indented by four spaces). Lines are joined by '\n', continuation
+// lines counted from column 0: the caller indents them like the first.
+std::string wrap_import(std::string_view head, const std::vector<std::string>& names, ImportLayout layout);
+// The same for a one-line `from m import a, b as c` this program wrote; other
+// text comes back as it is.
+std::string wrap_import_line(std::string_view line, ImportLayout layout);
+
 // Shared by the rewriters: the edit that takes the names `moved` out of `st`:
-// the statement reduced to the other names, or (none left) removed with its
-// own comments and one blank line when it sat between two, or its `;` part.
-Edit statement_removal(std::string_view s, const ImportStatement& st, const std::vector<std::string>& moved);
+// the statement reduced to the other names (wrapped at `width`), or (none
+// left) removed with its own comments and one blank line when it sat between
+// two, or its `;` part.
+Edit statement_removal(std::string_view s, const ImportStatement& st, const std::vector<std::string>& moved,
+                       std::size_t width = 0);
 
 // Shared by the rewriters: the statement `st` reduced to the aliases that bind
-// one of `names` (the original text, verbatim, when it keeps all of them).
-std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source);
+// one of `names` (the original text, verbatim, when it keeps all of them),
+// wrapped to `layout` when written anew.
+std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source,
+                          ImportLayout layout = {});
 
 // The comments inside an import statement's text that belong to one of the
 // aliases binding `names`: a comment sits on the line of the aliases it

@@ -71,13 +71,18 @@ std::vector<std::string> alias_comments(std::string_view text, const std::vector
 
 // The removal: the statement with its own comments, and one blank line when it
 // sat between two, so no double gap is left behind.
-Edit statement_removal(std::string_view s, const ImportStatement& st, const std::vector<std::string>& moved) {
+Edit statement_removal(std::string_view s, const ImportStatement& st, const std::vector<std::string>& moved,
+                       std::size_t width) {
   const std::vector<std::string> bound = st.bound_names();
   std::vector<std::string> staying;
   for (const auto& n : bound)
     if (std::find(moved.begin(), moved.end(), n) == moved.end()) staying.push_back(n);
-  if (!staying.empty())  // `import pkg.b as pb, json` -> `import json`
-    return {st.stmt_begin, st.stmt_end - st.stmt_begin, import_subset(st, staying, s)};
+  if (!staying.empty()) {  // `import pkg.b as pb, json` -> `import json`
+    const ImportLayout layout{st.stmt_begin - text::line_start(s, st.stmt_begin), width};
+    return {st.stmt_begin, st.stmt_end - st.stmt_begin,
+            text::continue_lines(import_subset(st, staying, s, layout), text::newline(s),
+                                 text::indentation(s, st.stmt_begin))};
+  }
   if (st.shares_line) {
     std::uint32_t e = st.stmt_end;
     while (e < s.size() && text::is_space(s[e])) ++e;
@@ -100,7 +105,8 @@ Edit statement_removal(std::string_view s, const ImportStatement& st, const std:
   return {b, e - b, ""};
 }
 
-std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source) {
+std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source,
+                          ImportLayout layout) {
   std::vector<const ImportAlias*> kept;
   for (const ImportAlias& al : st.names)
     if (std::find(names.begin(), names.end(), al.bound_name(st.is_from)) != names.end()) kept.push_back(&al);
@@ -115,21 +121,69 @@ std::string import_subset(const ImportStatement& st, const std::vector<std::stri
     }
     return std::string(text);
   }
+  std::vector<std::string> items;
+  for (const ImportAlias* al : kept) items.push_back(al->asname.empty() ? al->name : al->name + " as " + al->asname);
   std::string out;
   if (st.is_from) {
-    out = "from " + std::string(static_cast<std::size_t>(st.level), '.') + st.module + " import ";
-  } else {
+    out = wrap_import("from " + std::string(static_cast<std::size_t>(st.level), '.') + st.module + " import ", items,
+                      layout);
+  } else {  // `import a, b` cannot take parentheses
     out = "import ";
-  }
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    if (i) out += ", ";
-    out += kept[i]->name;
-    if (!kept[i]->asname.empty()) out += " as " + kept[i]->asname;
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
   }
   // A comment inside a split statement (`a,  # why`) stays with its alias.
   for (const std::string& c : alias_comments(source.substr(st.stmt_begin, st.stmt_end - st.stmt_begin), names))
     out += "  " + c;
   return out;
+}
+
+std::string wrap_import(std::string_view head, const std::vector<std::string>& names, ImportLayout layout) {
+  std::string one(head);
+  for (std::size_t i = 0; i < names.size(); ++i) one += (i ? ", " : "") + names[i];
+  if (layout.width == 0 || names.size() < 2 || layout.column + one.size() <= layout.width) return one;
+  // Aligned after "(" or, when that takes more lines, a hanging indent.
+  auto fill = [&](bool hang) {
+    const std::size_t rel = hang ? 4 : head.size() + 1;  // continuation lines' indent past the column
+    const std::string pad(rel, ' ');
+    std::string out = std::string(head) + "(";
+    std::size_t col = layout.column + head.size() + 1;  // where the next character goes
+    bool fresh = true;                                   // nothing on this line of names yet
+    if (hang) {
+      out += "\n" + pad;
+      col = layout.column + rel;
+    }
+    for (const std::string& n : names) {
+      const std::size_t need = n.size() + 1;  // the name, then "," or ")"
+      if (!fresh && col + 2 + need > layout.width) {
+        out += ",\n" + pad;
+        col = layout.column + rel;
+      } else if (!fresh) {
+        out += ", ";
+        col += 2;
+      }
+      out += n;
+      col += n.size();
+      fresh = false;
+    }
+    return out + ")";
+  };
+  std::string aligned = fill(false), hanging = fill(true);
+  auto lines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
+  return lines(hanging) < lines(aligned) ? hanging : aligned;
+}
+
+std::string wrap_import_line(std::string_view line, ImportLayout layout) {
+  constexpr std::string_view kImport = " import ";
+  const std::size_t at = line.find(kImport);
+  if (!line.starts_with("from ") || at == std::string_view::npos ||
+      line.find_first_of("()#;\\\n") != std::string_view::npos)
+    return std::string(line);
+  std::vector<std::string> names;
+  std::string_view rest = line.substr(at + kImport.size());
+  for (std::size_t comma; (comma = rest.find(", ")) != std::string_view::npos; rest.remove_prefix(comma + 2))
+    names.emplace_back(rest.substr(0, comma));
+  names.emplace_back(rest);
+  return wrap_import(line.substr(0, at + kImport.size()), names, layout);
 }
 
 }  // namespace cyclefix

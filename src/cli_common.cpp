@@ -81,7 +81,11 @@ bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po, Rewrit
     return false;
   }
   o.config_file = c.file.string();
-  auto unset = [&](const char* flag) { return cmd.count(flag) == 0; };
+  // A command without the flag (`report` has no --noqa) takes the file's value.
+  auto unset = [&](const char* flag) {
+    const CLI::Option* opt = cmd.get_option_no_throw(flag);
+    return !opt || opt->count() == 0;
+  };
   if (c.roots && unset("--root"))
     for (const auto& r : *c.roots) o.roots.push_back(r.string());
   if (c.exclude && unset("--exclude")) o.excludes = *c.exclude;
@@ -98,6 +102,7 @@ bool apply_config(const CLI::App& cmd, CommonOptions& o, PlanOptions* po, Rewrit
   if (ro) {
     if (c.note && unset("--note")) ro->note = *c.note;
     if (c.noqa && unset("--noqa")) ro->noqa = *c.noqa;
+    if (c.line_length && unset("--line-length")) ro->line_length = *c.line_length;
   }
   if (target_version && c.target_version && unset("--target-version")) *target_version = *c.target_version;
   return true;

@@ -282,6 +282,9 @@ class FixCommand final : public Command {
     app.add_flag("--explain", fix.explain, "Print the plan (what would be deferred, and why) instead of the diff");
     app.add_flag("--note,!--no-note", fix_rewrite.note, "Comment naming the loop on moved imports (default: on)");
     app.add_flag("--noqa,!--no-noqa", fix_rewrite.noqa, "Append ruff/pylint suppressions (PLC0415) to moved imports");
+    app.add_option("--line-length", fix_rewrite.line_length,
+                   "Wrap a written `from m import a, b` in parentheses past this many characters (default: "
+                   "[tool.ruff] or [tool.black] line-length, else 88; 0: never)");
     app.add_option("--target-version", fix.target_version,
                    "Oldest Python the code runs on (default 3.9; from 3.14 annotations are not quoted; from 3.15 a "
                    "cut may be a `lazy` import)");

@@ -13,8 +13,8 @@ namespace {
 
 constexpr std::string_view kTable = "[tool.cyclefix]";
 constexpr std::string_view kKnownKeys =
-    "roots, exclude, target-version, only-failing, allow-init-cuts, prefer-lazy, allow-late-imports, time-limit, note, noqa, "
-    "runtime-evaluated-base-classes, runtime-evaluated-decorators";
+    "roots, exclude, target-version, only-failing, allow-init-cuts, prefer-lazy, allow-late-imports, extract, time-limit, "
+    "note, noqa, line-length, runtime-evaluated-base-classes, runtime-evaluated-decorators";
 
 std::string_view type_name(const toml::node& n) {
   switch (n.type()) {
@@ -97,6 +97,14 @@ class TableReader {
         flag(v, out_->note);
       } else if (key == "noqa") {
         flag(v, out_->noqa);
+      } else if (key == "line-length") {
+        if (!v.is_integer()) {
+          wrong_type(v, "a number of characters");
+        } else if (std::int64_t n = *v.value<std::int64_t>(); n < 0) {
+          problem("'line-length' must be 0 (never wrap) or more characters");
+        } else {
+          out_->line_length = static_cast<std::size_t>(n);
+        }
       } else if (key == "time-limit") {
         if (!v.is_number()) {
           wrong_type(v, "a number of seconds");
@@ -168,6 +176,10 @@ bool parse_config(std::string_view text, const std::string& display, const fs::p
   }
   const toml::table* tool = doc["tool"].as_table();
   const toml::node* node = tool ? tool->get("cyclefix") : nullptr;
+  // The formatter's line length, which [tool.cyclefix] line-length overrides.
+  for (const char* formatter : {"black", "ruff"})
+    if (auto n = tool ? (*tool)[formatter]["line-length"].value<std::int64_t>() : std::nullopt; n && *n > 0)
+      out->line_length = static_cast<std::size_t>(*n);
   if (!node) return true;
   *found = true;
   const toml::table* table = node->as_table();
@@ -213,6 +225,7 @@ bool find_config(const fs::path& start, ProjectConfig* out, std::string* err) {
   fs::path dir = fs::absolute(start.empty() ? fs::path(".") : start, ec).lexically_normal();
   if (dir.has_relative_path() && dir.filename().empty()) dir = dir.parent_path();  // "a/b/" -> "a/b"
   if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+  std::optional<std::size_t> line_length;  // the nearest formatter's
   for (;; dir = dir.parent_path()) {
     const fs::path candidate = dir / "pyproject.toml";
     if (fs::is_regular_file(candidate, ec)) {
@@ -225,9 +238,11 @@ bool find_config(const fs::path& start, ProjectConfig* out, std::string* err) {
       bool found = false;
       ProjectConfig c;
       if (!parse_config(text, display, dir, &c, &found, err)) return false;
+      if (!line_length) line_length = c.line_length;
       if (found) {
         c.file = candidate;
         c.display = display;
+        if (!c.line_length) c.line_length = line_length;
         *out = std::move(c);
         return true;
       }
@@ -236,6 +251,7 @@ bool find_config(const fs::path& start, ProjectConfig* out, std::string* err) {
     if (fs::exists(dir / ".git", ec) || dir == dir.parent_path()) break;
   }
   *out = ProjectConfig{};
+  out->line_length = line_length;  // a formatter's, from a pyproject.toml without [tool.cyclefix]
   return true;
 }
 

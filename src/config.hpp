@@ -20,6 +20,9 @@ struct ProjectConfig {
   std::optional<std::string> target_version;                // "3.x"
   std::optional<bool> only_failing, allow_init_cuts, prefer_lazy, allow_late_imports, extract, note, noqa;
   std::optional<double> time_limit_s;
+  // The longest line a written import may have ([tool.cyclefix] line-length,
+  // else [tool.ruff] or [tool.black] line-length of the nearest pyproject.toml).
+  std::optional<std::size_t> line_length;
   // As ruff's flake8-type-checking settings: full dotted names whose classes
   // or decorated definitions have their annotations read at run time.
   std::optional<std::vector<std::string>> runtime_evaluated_base_classes, runtime_evaluated_decorators;

@@ -45,6 +45,20 @@ inline std::string indentation(std::string_view s, std::uint32_t pos) {
   return std::string(s.substr(b, e - b));
 }
 
+// Text this program wrote with '\n' between lines, continuation lines counted
+// from the first line's column, put in place: each '\n' becomes `nl` and the
+// first line's `indent`.
+inline std::string continue_lines(std::string_view lines, std::string_view nl, std::string_view indent) {
+  std::string out;
+  for (std::size_t cut; (cut = lines.find('\n')) != std::string_view::npos; lines.remove_prefix(cut + 1)) {
+    out += lines.substr(0, cut);
+    out += nl;
+    out += indent;
+  }
+  out += lines;
+  return out;
+}
+
 // "\r\n" when the file's first line ends that way, else "\n".
 inline std::string newline(std::string_view s) {
   auto nl = s.find('\n');

@@ -254,6 +254,67 @@ TEST(ConfigCli, UnknownKeyExitsTwoWithFileAndLine) {
   fs::remove_all(top);
 }
 
+TEST(Config, LineLengthFromTheTableElseTheFormatters) {
+  auto p = parse("[tool.black]\nline-length = 100\n[tool.ruff]\nline-length = 120\n[tool.cyclefix]\nline-length = 72\n");
+  ASSERT_TRUE(p.ok) << p.err;
+  EXPECT_EQ(p.config.line_length, std::optional<std::size_t>(72));
+  p = parse("[tool.black]\nline-length = 100\n[tool.ruff]\nline-length = 120\n[tool.cyclefix]\nnote = true\n");
+  ASSERT_TRUE(p.ok) << p.err;
+  EXPECT_EQ(p.config.line_length, std::optional<std::size_t>(120));  // ruff's, where both are set
+  p = parse("[tool.black]\nline-length = 100\n");
+  ASSERT_TRUE(p.ok) << p.err;
+  EXPECT_FALSE(p.found);
+  EXPECT_EQ(p.config.line_length, std::optional<std::size_t>(100));
+  p = parse("[tool.cyclefix]\nline-length = -1\n");
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.err.find("pyproject.toml:2: [tool.cyclefix] 'line-length' must be 0"), std::string::npos) << p.err;
+  p = parse("[tool.cyclefix]\nline-length = \"88\"\n");
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.err.find("'line-length' must be a number of characters, not a string"), std::string::npos) << p.err;
+
+  // The walk keeps the nearest formatter's length when the table is further up,
+  // or absent.
+  fs::path top = fresh_dir("line_length");
+  fs::create_directories(top / ".git");
+  write(top / "pyproject.toml", "[tool.cyclefix]\nnote = false\n");
+  write(top / "pkg/pyproject.toml", "[tool.ruff]\nline-length = 99\n");
+  ProjectConfig c;
+  std::string err;
+  ASSERT_TRUE(find_config(top / "pkg", &c, &err)) << err;
+  EXPECT_EQ(c.file, top / "pyproject.toml");
+  EXPECT_EQ(c.line_length, std::optional<std::size_t>(99));
+  write(top / "pyproject.toml", "[project]\nname = \"x\"\n");
+  ASSERT_TRUE(find_config(top / "pkg", &c, &err)) << err;
+  EXPECT_TRUE(c.file.empty());
+  EXPECT_EQ(c.line_length, std::optional<std::size_t>(99));
+  fs::remove_all(top);
+}
+
+// Through the binary: the file's line-length wraps what the main command
+// writes, --line-length beats it; and `report`, which has no --noqa or
+// --line-length flag, takes the file's values instead of failing on them.
+TEST(ConfigCli, LineLengthWrapsAndReportAcceptsRewriteKeys) {
+  fs::path top = fresh_dir("cli_wrap");
+  fs::create_directories(top / ".git");
+  write(top / "pkg/__init__.py", "");
+  write(top / "pkg/a.py", "from pkg.b import alpha_function, beta_function, gamma\nVALUE = 1\n"
+                          "def f():\n    return alpha_function(), beta_function()\ndef g():\n    return gamma\n");
+  write(top / "pkg/b.py", "from pkg.a import VALUE\ndef alpha_function():\n    return VALUE\n"
+                          "def beta_function():\n    return VALUE\ngamma = VALUE\n");
+  write(top / "pyproject.toml", "[tool.cyclefix]\nline-length = 40\nnoqa = true\nnote = false\n");
+  BinaryRun r = run_in(top, "--no-cache pkg");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("+    from pkg.b import (alpha_function,\n+                       beta_function)"),
+            std::string::npos)
+      << r.out;
+  r = run_in(top, "--no-cache --line-length 0 pkg");
+  EXPECT_NE(r.out.find("+    from pkg.b import alpha_function, beta_function"), std::string::npos) << r.out;
+  r = run_in(top, "report --no-cache --html report.html pkg", true);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(fs::exists(top / "report.html"));
+  fs::remove_all(top);
+}
+
 // --select: components without a matching module get no cuts and are not counted.
 namespace {
 

@@ -9,6 +9,8 @@
 #include "edit_set.hpp"
 #include "in_memory.hpp"
 #include "rewrite.hpp"
+#include "rewriter.hpp"
+#include "source_text.hpp"
 #include "unified_diff.hpp"
 
 using namespace cyclefix;
@@ -259,3 +261,43 @@ TEST(Rewrite, AnalysisAfterWithoutReportsLeavesNoFactsOrGraph) {
 }
 
 }  // namespace
+
+// The layout of an import statement cyclefix writes (rewriters/table.cpp).
+TEST(WrapImport, OneLineWhenItFitsElseTheLayoutWithFewerLines) {
+  const std::vector<std::string> names{"alpha", "beta as b", "gamma"};
+  // Fits (37 characters at column 4 in 41): one line; width 0: never wrapped.
+  EXPECT_EQ(wrap_import("from m import ", names, {4, 41}), "from m import alpha, beta as b, gamma");
+  EXPECT_EQ(wrap_import("from m import ", names, {40, 0}), "from m import alpha, beta as b, gamma");
+  // Aligned after "(" when a hanging indent takes as many lines; continuation
+  // lines counted from the statement's column.
+  EXPECT_EQ(wrap_import("from m import ", names, {0, 34}), "from m import (alpha, beta as b,\n               gamma)");
+  EXPECT_EQ(wrap_import("from m import ", names, {8, 42}), "from m import (alpha, beta as b,\n               gamma)");
+  // Narrower: aligned would take three lines, a hanging indent two.
+  EXPECT_EQ(wrap_import("from m import ", names, {0, 30}), "from m import (\n    alpha, beta as b, gamma)");
+  // A long head: a hanging indent takes fewer lines.
+  const std::string head = "from a_rather_long.package_path.module import ";
+  EXPECT_EQ(wrap_import(head, names, {0, 60}), head + "(\n    alpha, beta as b, gamma)");
+  // One name is never wrapped, however long.
+  EXPECT_EQ(wrap_import(head, {"alpha"}, {0, 20}), head + "alpha");
+  // Only a one-line `from` statement this program wrote is taken apart.
+  EXPECT_EQ(wrap_import_line("from m import alpha, beta as b, gamma", {0, 34}),
+            "from m import (alpha, beta as b,\n               gamma)");
+  EXPECT_EQ(wrap_import_line("import alpha, beta, gamma, delta", {0, 10}), "import alpha, beta, gamma, delta");
+  EXPECT_EQ(wrap_import_line("from m import (alpha, beta)", {0, 10}), "from m import (alpha, beta)");
+}
+
+TEST(WrapImport, InPlaceLinesTakeTheFilesNewlineAndIndent) {
+  EXPECT_EQ(text::continue_lines("from m import (a,\n               b)", "\r\n", "    "),
+            "from m import (a,\r\n                   b)");
+  EXPECT_EQ(text::continue_lines("one line", "\r\n", "\t"), "one line");
+  // The part of a statement that stays, in a CRLF file inside a block.
+  auto a = analysis_of({{"pkg/__init__.py", ""},
+                        {"pkg/a.py", "if True:\r\n    from pkg.b import first_name, second_name, third_name\r\n"}});
+  const FileAnalysis* fa = nullptr;
+  for (const auto& f : a.files)
+    if (f.source.module == "pkg.a") fa = &f;
+  ASSERT_NE(fa, nullptr);
+  const std::string src = "if True:\r\n    from pkg.b import first_name, second_name, third_name\r\n";
+  Edit e = statement_removal(src, fa->facts.imports.at(0), {"third_name"}, 40);
+  EXPECT_EQ(e.text, "from pkg.b import (first_name,\r\n                       second_name)");
+}
