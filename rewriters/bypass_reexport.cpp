@@ -16,7 +16,8 @@
 //
 // The statement's bytes are replaced; comments around it stay where they are,
 // and a comment inside a parenthesised statement follows its alias. Several
-// origins give one statement per line at the statement's indentation.
+// origins give one statement per line at the statement's indentation; a pragma
+// after the statement (`# type: ignore`, `# noqa`) is repeated on each.
 #include <algorithm>
 
 #include "rewriter.hpp"
@@ -35,6 +36,21 @@ void bypass_reexport(const RewriteInput& in, AtomicChange& change) {
   const std::string_view text = in.source.substr(st.stmt_begin, st.stmt_end - st.stmt_begin);
   const std::string nl = text::newline(in.source);
   const std::string indent = text::indentation(in.source, st.stmt_begin);
+  // A linter's or type checker's pragma after the statement (`# type: ignore`,
+  // `# noqa`, ...) holds for each line written in its place; the comment itself
+  // stays after the last one. (Which name needed it cannot be known.)
+  std::string pragma;
+  {
+    const std::uint32_t eol = text::next_line(in.source, st.stmt_end);
+    std::string_view after = in.source.substr(st.stmt_end, eol - st.stmt_end);
+    const std::size_t hash = after.find('#');
+    if (hash != std::string_view::npos && text::blank(in.source, st.stmt_end, st.stmt_end + hash)) {
+      std::string_view comment = after.substr(hash);
+      while (!comment.empty() && (comment.back() == '\n' || comment.back() == '\r' || text::is_space(comment.back())))
+        comment.remove_suffix(1);
+      if (is_pragma_comment(comment)) pragma = "  " + std::string(comment);
+    }
+  }
   std::string out;
   std::vector<char> written(in.cut.bypass.size(), 0);
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -51,8 +67,10 @@ void bypass_reexport(const RewriteInput& in, AtomicChange& change) {
         bound.push_back(b.bound);
       }
     }
-    if (i) out += nl + indent;
-    out += text::continue_lines(wrap_import_line(lines[i], {indent.size(), in.options.line_length}), nl, indent);
+    if (i) out += pragma + nl + indent;
+    // A pragma binds to its line: a statement that carries one stays on one.
+    const std::size_t width = pragma.empty() ? in.options.line_length : 0;
+    out += text::continue_lines(wrap_import_line(lines[i], {indent.size(), width}), nl, indent);
     if (text.find('#') != std::string_view::npos)
       for (const std::string& c : alias_comments(text, bound)) out += "  " + c;
   }

@@ -147,6 +147,11 @@ Edit statement_removal(std::string_view s, const ImportStatement& st, const std:
 std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source,
                           ImportLayout layout = {});
 
+// A comment that tells a linter or type checker to skip its line
+// (`# type: ignore[...]`, `# noqa: ...`, `# pylint: disable=...`,
+// `# pyright: ignore`, `# isort: skip`, `# nosec`), possibly followed by more.
+bool is_pragma_comment(std::string_view comment);
+
 // The comments inside an import statement's text that belong to one of the
 // aliases binding `names`: a comment sits on the line of the aliases it
 // follows; a comment on a line of its own belongs to the next alias. (An

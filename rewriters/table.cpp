@@ -186,4 +186,13 @@ std::string wrap_import_line(std::string_view line, ImportLayout layout) {
   return wrap_import(line.substr(0, at + kImport.size()), names, layout);
 }
 
+bool is_pragma_comment(std::string_view comment) {
+  if (!comment.starts_with('#')) return false;
+  comment.remove_prefix(1);
+  while (!comment.empty() && text::is_space(comment.front())) comment.remove_prefix(1);
+  for (std::string_view p : {"type: ignore", "type:ignore", "noqa", "NOQA", "pylint:", "pyright:", "isort:", "nosec"})
+    if (comment.starts_with(p)) return true;
+  return false;
+}
+
 }  // namespace cyclefix

@@ -301,3 +301,11 @@ TEST(WrapImport, InPlaceLinesTakeTheFilesNewlineAndIndent) {
   Edit e = statement_removal(src, fa->facts.imports.at(0), {"third_name"}, 40);
   EXPECT_EQ(e.text, "from pkg.b import (first_name,\r\n                       second_name)");
 }
+
+TEST(PragmaComment, TheCommentsThatBindToTheirLine) {
+  for (const char* c : {"# type: ignore", "# type: ignore[attr-defined]", "#noqa", "# noqa: F401", "# NOQA",
+                        "# pylint: disable=unused-import", "# pyright: ignore", "# isort: skip", "# nosec"})
+    EXPECT_TRUE(is_pragma_comment(c)) << c;
+  for (const char* c : {"# the check helpers", "#", "# types are ignored here", "type: ignore"})
+    EXPECT_FALSE(is_pragma_comment(c)) << c;
+}
