@@ -153,9 +153,17 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
   auto print_created = [&](const CreatedFile& c) {
     if (print_diff) std::cout << new_file_diff(c.text, c.display);
   };
-  for (const CreatedFile& c : rw.created)
-    files.push_back({{"file", c.display}, {"created", true}, {"module", c.module}, {"cuts", 0}});
+  LineCounts lines;  // over every file, new modules included
+  for (const CreatedFile& c : rw.created) {
+    const LineCounts n = changed_lines("", c.text);
+    lines.added += n.added;
+    files.push_back({{"file", c.display}, {"created", true}, {"module", c.module}, {"cuts", 0},
+                     {"lines_added", n.added}, {"lines_removed", 0}});
+  }
   for (const FileRewrite& fr : rw.files) {
+    const LineCounts n = changed_lines(fr.before, fr.after);
+    lines.added += n.added;
+    lines.removed += n.removed;
     functions += fr.functions;
     local_imports += fr.local_imports;
     tc += fr.type_checking_entries;
@@ -164,7 +172,8 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     files.push_back({{"file", display}, {"cuts", fr.cuts.size()}, {"local_imports", fr.local_imports},
                      {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
                      {"quoted_annotations", fr.quoted_annotations}, {"lazy_hoists", fr.lazy_hoists},
-                     {"hoisted_imports", fr.hoisted_imports}});
+                     {"hoisted_imports", fr.hoisted_imports}, {"lines_added", n.added},
+                     {"lines_removed", n.removed}});
     // A new module's diff goes where its path sorts, as git orders a diff.
     for (; next_created < rw.created.size() && rw.created[next_created].display < display; ++next_created)
       print_created(rw.created[next_created]);
@@ -200,7 +209,11 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
             << (plan.skipped_by_select ? " (" + std::to_string(plan.skipped_by_select) + " skipped by --select)" : "")
             << "; " << rw.cuts_applied << " of "
             << plan.cuts.size() << " cut(s) made in " << rw.files.size() << " file(s)"
-            << (rw.created.empty() ? "" : " and " + std::to_string(rw.created.size()) + " new module(s)") << ": "
+            << (rw.created.empty() ? "" : " and " + std::to_string(rw.created.size()) + " new module(s)")
+            << (rw.files.empty() && rw.created.empty()
+                    ? ""
+                    : " (+" + std::to_string(lines.added) + " -" + std::to_string(lines.removed) + " lines)")
+            << ": "
             << local_imports
             << " local import(s) in " << functions << " function(s), " << tc << " TYPE_CHECKING entr"
             << (tc == 1 ? "y" : "ies")
@@ -212,6 +225,8 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     std::cerr << "cyclefix: warning: predicted to import before the rewrite and to fail after it: " << r2 << "\n";
   j["rewrite"] = {{"files", files},
                   {"cuts_applied", rw.cuts_applied},
+                  {"lines_added", lines.added},
+                  {"lines_removed", lines.removed},
                   {"newly_failing", regressions},
                   {"problems", nlohmann::json::array()},
                   {"failing_before", {{"normal", before.first}, {"bare", before.second}}},

@@ -35,6 +35,19 @@ std::string range(std::size_t start, std::size_t count) {
 
 }  // namespace
 
+LineCounts changed_lines(std::string_view before, std::string_view after) {
+  LineCounts n;
+  if (before == after) return n;
+  std::vector<std::string> a = lines_of(before), b = lines_of(after);
+  dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
+  diff.compose();
+  for (const auto& [line, info] : diff.getSes().getSequence()) {
+    if (info.type == dtl::SES_ADD) ++n.added;
+    if (info.type == dtl::SES_DELETE) ++n.removed;
+  }
+  return n;
+}
+
 std::string unified_diff(std::string_view before, std::string_view after, const std::string& path, int context) {
   if (before == after) return {};
   std::vector<std::string> a = lines_of(before), b = lines_of(after);

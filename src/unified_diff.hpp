@@ -2,6 +2,7 @@
 // lays out the hunks), in the form `git apply` and `patch -p1` accept.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,13 @@ namespace cyclefix {
 // the texts are equal.
 std::string unified_diff(std::string_view before, std::string_view after, const std::string& path,
                          int context = 3);
+
+// Lines the diff from `before` to `after` adds and removes (what a review
+// tool counts).
+struct LineCounts {
+  std::size_t added = 0, removed = 0;
+};
+LineCounts changed_lines(std::string_view before, std::string_view after);
 
 // The diff that creates a file holding `text` (`--- /dev/null`), as git apply
 // and patch(1) read it.

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <map>
+#include <sstream>
 #include <string>
 #include "shell.hpp"
 
@@ -223,4 +224,38 @@ TEST(Cli, MainGuardAndCalleeChargedEdgesMakeNoCycle) {
   ASSERT_FALSE(j.is_discarded());
   EXPECT_TRUE(j["sccs"].empty()) << j["sccs"].dump(2);
   fs::remove_all(dir);
+}
+
+// The summary's and the JSON report's line counts are those of the diff
+// printed, new modules included.
+TEST(Cli, SummaryCountsTheDiffsLines) {
+  const fs::path json = fs::temp_directory_path() / ("cyclefix_cli_lines." + std::to_string(::getpid()) + ".json");
+  auto r = cyclefix::testing_support::run_in(
+      CYCLEFIX_SOURCE_DIR, "'" + std::string(CYCLEFIX_BINARY) +
+                               "' --no-cache --json '" + json.string() + "' golden/extract_basic/input golden/fmt_wrap_long_imports/input");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::size_t added = 0, removed = 0;
+  std::istringstream diff(r.out);
+  for (std::string line; std::getline(diff, line);) {
+    if (line.starts_with("+++") || line.starts_with("---")) continue;
+    added += line.starts_with("+");
+    removed += line.starts_with("-");
+  }
+  ASSERT_GT(added, 0u);
+  const std::string counts = "(+" + std::to_string(added) + " -" + std::to_string(removed) + " lines)";
+  EXPECT_NE(r.err.find(counts), std::string::npos) << counts << "\n" << r.err;
+  std::ifstream in(json);
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  fs::remove(json);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["rewrite"]["lines_added"], added);
+  EXPECT_EQ(j["rewrite"]["lines_removed"], removed);
+  std::size_t per_file = 0;
+  bool created = false;
+  for (const auto& f : j["rewrite"]["files"]) {
+    per_file += f["lines_added"].get<std::size_t>();
+    created = created || f.value("created", false);
+  }
+  EXPECT_EQ(per_file, added);
+  EXPECT_TRUE(created);  // extract_basic makes a new module
 }
