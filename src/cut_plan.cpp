@@ -445,6 +445,7 @@ void assess_bypass(const Analysis& a, ReachesBack& back, CandidateStatement& c) 
   if (!refusals.empty() || defined_by.empty()) {
     auto said = std::find_if(refusals.begin(), refusals.end(), [](const std::string& r) { return !r.empty(); });
     if (said != refusals.end() && !c.cuttable) c.reason += "; no bypass: " + *said;
+    if (said != refusals.end()) c.bypass_refusal = *said;
     return;
   }
   // "`Error`, `Warning` are defined by `m`; `Tags` is defined by `r`"
@@ -1936,6 +1937,7 @@ void print_plan(std::ostream& out, const Analysis& a, const CycleReport& cycles,
     if (c.strategy == Strategy::Defer && !c.lazy_refusal.empty() && plan.target_minor >= 15)
       out << "  no lazy: " << c.lazy_refusal << "\n";
     if (c.strategy == Strategy::Defer && !c.late.refusal.empty()) out << "  no late binding: " << c.late.refusal << "\n";
+    if (c.strategy == Strategy::Defer && !c.bypass_refusal.empty()) out << "  no bypass: " << c.bypass_refusal << "\n";
     if (!c.functions.empty()) {
       out << "  into:";
       for (const auto& f : c.functions) out << " " << f << "()";

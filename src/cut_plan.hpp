@@ -158,6 +158,7 @@ struct CandidateStatement {
   LateBinding late;                       // --only-failing: the late-binding alternative to deferring
   bool lazy_eligible = false;             // no name is read at import time: `lazy` may cut it (target >= 3.15)
   std::string lazy_refusal;               // why `lazy` does not cut it when it could be deferred
+  std::string bypass_refusal;             // why its names cannot come from where they are defined (a re-export)
   bool split = false;                     // --only-failing: `names` move, the statement's other names stay
   // MoveBelow: the module-level definition the statement goes below (index
   // into the file's facts.definitions).
