@@ -63,9 +63,7 @@ void move_into_functions(const RewriteInput& in, AtomicChange& change) {
       while (!line.empty() && text::is_space(line.front())) line.remove_prefix(1);
       if (!line.empty()) comments.emplace_back(line);
     }
-    std::string_view after = in.source.substr(st.stmt_end, st.span_end - st.stmt_end);
-    while (!after.empty() && (after.back() == '\n' || after.back() == '\r')) after.remove_suffix(1);
-    if (after.find('#') != std::string_view::npos) trailing = std::string(after);
+    trailing = std::string(trailing_comment(in.source, st));
   }
 
   for (auto& [fn, wanted] : functions_importing(facts, moved)) {

@@ -130,9 +130,6 @@ struct ImportLayout {
 // no room, indented by four spaces). Lines are joined by '\n', continuation
 // lines counted from column 0: the caller indents them like the first.
 std::string wrap_import(std::string_view head, const std::vector<std::string>& names, ImportLayout layout);
-// The same for a one-line `from m import a, b as c` this program wrote; other
-// text comes back as it is.
-std::string wrap_import_line(std::string_view line, ImportLayout layout);
 
 // Shared by the rewriters: the edit that takes the names `moved` out of `st`:
 // the statement reduced to the other names (wrapped at `width`), or (none
@@ -146,6 +143,11 @@ Edit statement_removal(std::string_view s, const ImportStatement& st, const std:
 // wrapped to `layout` when written anew.
 std::string import_subset(const ImportStatement& st, const std::vector<std::string>& names, std::string_view source,
                           ImportLayout layout = {});
+
+// What follows `st` on its last line when that is a comment ("  # why", the
+// spaces before it kept, the newline not); empty when there is none or
+// another statement shares the line.
+std::string_view trailing_comment(std::string_view s, const ImportStatement& st);
 
 // A comment that tells a linter or type checker to skip its line
 // (`# type: ignore[...]`, `# noqa: ...`, `# pylint: disable=...`,

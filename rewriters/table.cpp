@@ -172,18 +172,11 @@ std::string wrap_import(std::string_view head, const std::vector<std::string>& n
   return lines(hanging) < lines(aligned) ? hanging : aligned;
 }
 
-std::string wrap_import_line(std::string_view line, ImportLayout layout) {
-  constexpr std::string_view kImport = " import ";
-  const std::size_t at = line.find(kImport);
-  if (!line.starts_with("from ") || at == std::string_view::npos ||
-      line.find_first_of("()#;\\\n") != std::string_view::npos)
-    return std::string(line);
-  std::vector<std::string> names;
-  std::string_view rest = line.substr(at + kImport.size());
-  for (std::size_t comma; (comma = rest.find(", ")) != std::string_view::npos; rest.remove_prefix(comma + 2))
-    names.emplace_back(rest.substr(0, comma));
-  names.emplace_back(rest);
-  return wrap_import(line.substr(0, at + kImport.size()), names, layout);
+std::string_view trailing_comment(std::string_view s, const ImportStatement& st) {
+  if (st.shares_line) return {};
+  std::string_view after = s.substr(st.stmt_end, st.span_end - st.stmt_end);
+  while (!after.empty() && (after.back() == '\n' || after.back() == '\r')) after.remove_suffix(1);
+  return after.find('#') == std::string_view::npos ? std::string_view() : after;
 }
 
 bool is_pragma_comment(std::string_view comment) {

@@ -161,14 +161,16 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
                      {"lines_added", n.added}, {"lines_removed", 0}});
   }
   for (const FileRewrite& fr : rw.files) {
-    const LineCounts n = changed_lines(fr.before, fr.after);
+    const std::string& display = a.files[fr.file].source.display;
+    LineCounts n;
+    const std::string diff = print_diff ? unified_diff(fr.before, fr.after, display, 3, &n) : std::string();
+    if (!print_diff) n = changed_lines(fr.before, fr.after);
     lines.added += n.added;
     lines.removed += n.removed;
     functions += fr.functions;
     local_imports += fr.local_imports;
     tc += fr.type_checking_entries;
     hoisted += fr.hoisted_imports;
-    const std::string& display = a.files[fr.file].source.display;
     files.push_back({{"file", display}, {"cuts", fr.cuts.size()}, {"local_imports", fr.local_imports},
                      {"functions", fr.functions}, {"type_checking", fr.type_checking_entries},
                      {"quoted_annotations", fr.quoted_annotations}, {"lazy_hoists", fr.lazy_hoists},
@@ -177,7 +179,7 @@ int run_fix(const CommonOptions& o, const PlanOptions& po, RewriteOptions ro, co
     // A new module's diff goes where its path sorts, as git orders a diff.
     for (; next_created < rw.created.size() && rw.created[next_created].display < display; ++next_created)
       print_created(rw.created[next_created]);
-    if (print_diff) std::cout << unified_diff(fr.before, fr.after, display);
+    std::cout << diff;
   }
   for (; next_created < rw.created.size(); ++next_created) print_created(rw.created[next_created]);
   progress.phase("re-analyse");

@@ -1694,24 +1694,34 @@ std::vector<std::string> lazy_statements(const FileAnalysis& fa, const Candidate
   return {"lazy from " + std::string(st.level, '.') + st.module + " import " + items};
 }
 
-std::vector<std::string> bypass_statements(const CandidateStatement& c) {
-  std::vector<std::string> out;
+std::string WrittenImport::text() const { return head + join(names, ", "); }
+
+std::vector<WrittenImport> bypass_imports(const CandidateStatement& c) {
+  std::vector<WrittenImport> out;
   std::vector<std::string> froms;  // module per entry of `out`, "" for module imports
   for (const BypassName& b : c.bypass) {
     if (b.name.empty()) {
-      out.push_back("import " + b.module + (b.bound == b.module ? "" : " as " + b.bound));
+      out.push_back({"import " + b.module + (b.bound == b.module ? "" : " as " + b.bound), {}, {b.bound}});
       froms.emplace_back();
       continue;
     }
-    const std::string item = b.name == b.bound ? b.name : b.name + " as " + b.bound;
+    std::string item = b.name == b.bound ? b.name : b.name + " as " + b.bound;
     auto it = std::find(froms.begin(), froms.end(), b.module);
     if (it == froms.end()) {
-      out.push_back("from " + b.module + " import " + item);
+      out.push_back({"from " + b.module + " import ", {std::move(item)}, {b.bound}});
       froms.push_back(b.module);
     } else {
-      out[static_cast<std::size_t>(it - froms.begin())] += ", " + item;
+      WrittenImport& w = out[static_cast<std::size_t>(it - froms.begin())];
+      w.names.push_back(std::move(item));
+      w.bound.push_back(b.bound);
     }
   }
+  return out;
+}
+
+std::vector<std::string> bypass_statements(const CandidateStatement& c) {
+  std::vector<std::string> out;
+  for (const WrittenImport& w : bypass_imports(c)) out.push_back(w.text());
   return out;
 }
 

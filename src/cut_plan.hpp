@@ -245,9 +245,19 @@ std::string changed_instead(const CutPlan& plan, const std::vector<int>& cuts, c
 
 CutPlan plan_cuts(const Analysis& a, const CycleReport& cycles, const PlanOptions& options);
 
-// The statements a bypassed cut is rewritten to, one per line, without
-// indentation: `from M import a, b as c` per origin module (in the order the
-// names came), `import M as n` for a module.
+// One statement a bypassed cut is rewritten to: `head` ("from M import ", or
+// the whole "import M as n") and, for a from-import, its names ("a", "b as c").
+struct WrittenImport {
+  std::string head;
+  std::vector<std::string> names;
+  std::vector<std::string> bound;  // the names it binds in the module
+  std::string text() const;        // on one line
+};
+// The statements a bypassed cut is rewritten to, without indentation: one
+// `from M import ...` per origin module (in the order the names came), an
+// `import M as n` per module.
+std::vector<WrittenImport> bypass_imports(const CandidateStatement& c);
+// Their texts, one line each.
 std::vector<std::string> bypass_statements(const CandidateStatement& c);
 // A lazy cut's statement as written: `lazy ` + the statement, or for a split
 // the new `lazy from M import n` line (the statement keeps its other names).

@@ -33,31 +33,14 @@ std::string range(std::size_t start, std::size_t count) {
   return std::to_string(start) + "," + std::to_string(count);
 }
 
-}  // namespace
-
-LineCounts changed_lines(std::string_view before, std::string_view after) {
-  LineCounts n;
-  if (before == after) return n;
-  std::vector<std::string> a = lines_of(before), b = lines_of(after);
+// The edit script from `a` to `b` (dtl), one op per line: ' ', '-', '+'.
+struct Op {
+  char mark;
+  const std::string* line;
+};
+std::vector<Op> edit_script(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
   diff.compose();
-  for (const auto& [line, info] : diff.getSes().getSequence()) {
-    if (info.type == dtl::SES_ADD) ++n.added;
-    if (info.type == dtl::SES_DELETE) ++n.removed;
-  }
-  return n;
-}
-
-std::string unified_diff(std::string_view before, std::string_view after, const std::string& path, int context) {
-  if (before == after) return {};
-  std::vector<std::string> a = lines_of(before), b = lines_of(after);
-  dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
-  diff.compose();
-  // The edit script as one op per line: ' ', '-', '+'.
-  struct Op {
-    char mark;
-    const std::string* line;
-  };
   std::vector<Op> ops;
   for (const auto& [line, info] : diff.getSes().getSequence()) {
     char mark = info.type == dtl::SES_COMMON ? ' ' : info.type == dtl::SES_DELETE ? '-' : '+';
@@ -65,6 +48,32 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
                                        : &a[static_cast<std::size_t>(info.beforeIdx - 1)];
     ops.push_back({mark, p});
   }
+  return ops;
+}
+
+LineCounts count(const std::vector<Op>& ops) {
+  LineCounts n;
+  for (const Op& op : ops) {
+    n.added += op.mark == '+';
+    n.removed += op.mark == '-';
+  }
+  return n;
+}
+
+}  // namespace
+
+LineCounts changed_lines(std::string_view before, std::string_view after) {
+  if (before == after) return {};
+  return count(edit_script(lines_of(before), lines_of(after)));
+}
+
+std::string unified_diff(std::string_view before, std::string_view after, const std::string& path, int context,
+                         LineCounts* counts) {
+  if (counts) *counts = {};
+  if (before == after) return {};
+  std::vector<std::string> a = lines_of(before), b = lines_of(after);
+  std::vector<Op> ops = edit_script(a, b);
+  if (counts) *counts = count(ops);
   // Within each run of changed lines, deletions first, as diff(1) prints them.
   for (std::size_t k = 0; k < ops.size();) {
     if (ops[k].mark == ' ') {

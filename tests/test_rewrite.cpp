@@ -279,11 +279,6 @@ TEST(WrapImport, OneLineWhenItFitsElseTheLayoutWithFewerLines) {
   EXPECT_EQ(wrap_import(head, names, {0, 60}), head + "(\n    alpha, beta as b, gamma)");
   // One name is never wrapped, however long.
   EXPECT_EQ(wrap_import(head, {"alpha"}, {0, 20}), head + "alpha");
-  // Only a one-line `from` statement this program wrote is taken apart.
-  EXPECT_EQ(wrap_import_line("from m import alpha, beta as b, gamma", {0, 34}),
-            "from m import (alpha, beta as b,\n               gamma)");
-  EXPECT_EQ(wrap_import_line("import alpha, beta, gamma, delta", {0, 10}), "import alpha, beta, gamma, delta");
-  EXPECT_EQ(wrap_import_line("from m import (alpha, beta)", {0, 10}), "from m import (alpha, beta)");
 }
 
 TEST(WrapImport, InPlaceLinesTakeTheFilesNewlineAndIndent) {
