@@ -154,6 +154,17 @@ struct CallArgument {
   std::string value;        // the dotted name passed; "$p.x" for the caller's own parameter p
 };
 
+// `self.attr = p` (or `self.__dict__["attr"] = p`) in a method whose first
+// parameter is `self` and another of whose parameters is `p`: what a caller
+// passes for p is kept on the instance, and a method of the class calling
+// `self.attr()` later runs it (Django's SimpleLazyObject keeps its set-up
+// function so).
+struct StoredParameter {
+  int function = -1;      // the method (ModuleFacts::functions)
+  std::string attribute;  // "attr"
+  std::string parameter;  // "p"
+};
+
 struct SyntaxProblem {
   int line = 0;
   int column = 0;
@@ -203,6 +214,8 @@ struct Event {
   bool conditional = false;
   // Use only: the name is bound by an import inside the same function body.
   bool local = false;
+  // Call only: a method called on what a call returned (`Cls(...).m()`, "Cls().m").
+  bool on_result = false;
   // Use only: inside an annotation evaluated when its definition runs
   // (NameUse::eager); Python 3.14+ evaluates it on first access instead (PEP 649).
   bool annotation = false;
@@ -312,6 +325,7 @@ struct ModuleFacts {
   // Dotted names passed to calls, ordered by (function, event): -1 (the module
   // body) first, then by function index.
   std::vector<CallArgument> call_arguments;
+  std::vector<StoredParameter> stored_parameters;  // in source order
   std::vector<SyntaxProblem> syntax_problems;  // ERROR / MISSING nodes; file still analysed
   uint32_t lines = 0;
   std::vector<Alias> aliases;            // module-level aliases of callables, in source order

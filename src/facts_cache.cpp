@@ -388,6 +388,7 @@ void fields(IO& io, S& e)
   io(e.guarded);
   io(e.conditional);
   io(e.local);
+  io(e.on_result);
   io(e.annotation);
   io(e.try_end);
   io(e.catches);
@@ -443,6 +444,15 @@ void fields(IO& io, S& f)
 }
 
 template <class IO, class S>
+void fields(IO& io, S& p)
+  requires std::is_same_v<std::remove_const_t<S>, StoredParameter>
+{
+  io(p.function);
+  io(p.attribute);
+  io(p.parameter);
+}
+
+template <class IO, class S>
 void fields(IO& io, S& b)
   requires std::is_same_v<std::remove_const_t<S>, TypeCheckingBlock>
 {
@@ -469,6 +479,7 @@ void fields(IO& io, S& m)
   io(m.future_annotations);
   io(m.dynamic_imports);
   io(m.call_arguments);
+  io(m.stored_parameters);
   io(m.syntax_problems);
   io(m.lines);
   io(m.aliases);
@@ -525,13 +536,14 @@ static_assert(field_count<NameUse>() == 12, "NameUse changed: update fields() in
 static_assert(field_count<Definition>() == 6, "Definition changed: update fields() in facts_cache.cpp");
 static_assert(field_count<DynamicImport>() == 4, "DynamicImport changed: update fields() in facts_cache.cpp");
 static_assert(field_count<SyntaxProblem>() == 3, "SyntaxProblem changed: update fields() in facts_cache.cpp");
-static_assert(field_count<Event>() == 11, "Event changed: update fields() in facts_cache.cpp");
+static_assert(field_count<Event>() == 12, "Event changed: update fields() in facts_cache.cpp");
 static_assert(field_count<Alias>() == 3, "Alias changed: update fields() in facts_cache.cpp");
 static_assert(field_count<ClassInfo>() == 6, "ClassInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<FunctionInfo>() == 17, "FunctionInfo changed: update fields() in facts_cache.cpp");
 static_assert(field_count<TypeCheckingBlock>() == 5, "TypeCheckingBlock changed: update fields() in facts_cache.cpp");
 static_assert(field_count<CallArgument>() == 5, "CallArgument changed: update fields() in facts_cache.cpp");
-static_assert(field_count<ModuleFacts>() == 16, "ModuleFacts changed: update fields() in facts_cache.cpp");
+static_assert(field_count<StoredParameter>() == 3, "StoredParameter changed: update fields() in facts_cache.cpp");
+static_assert(field_count<ModuleFacts>() == 17, "ModuleFacts changed: update fields() in facts_cache.cpp");
 
 // ---- entries -------------------------------------------------------------------
 // Header (little-endian u64/u32 as the host stores them: the build stamp keeps

@@ -33,7 +33,7 @@
 namespace cyclefix {
 
 // Bump when the serialised form changes (the entry's field order or encoding).
-inline constexpr std::uint32_t kCacheEntryVersion = 6;
+inline constexpr std::uint32_t kCacheEntryVersion = 7;
 // Bump when what the facts mean changes without the layout changing. Released
 // binaries rely on this; development builds are also separated by build stamp.
 inline constexpr std::uint32_t kFactsFormatVersion = 14;

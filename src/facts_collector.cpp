@@ -716,7 +716,21 @@ class Collector {
   // or functools.partial/staticmethod/classmethod of one.
   // `name = Cls(...)` makes `name` an instance: "Cls()" (calling it runs
   // Cls.__call__, `name.m()` runs Cls.m).
-  std::vector<std::string> alias_targets(TSNode value) {
+  std::vector<std::string> alias_targets(TSNode value, int depth = 0) {
+    value = unparenthesized(value);
+    // `a or b`, `a and b`, `a if c else b`: either side (`widget = widget or
+    // self.widget`, then `widget()`).
+    if (is(value, kBooleanOperator) || is(value, kConditionalExpression)) {
+      std::vector<std::string> out;
+      if (depth > 16) return out;  // a long `a or b or ...` chain nests one level per operand
+      const bool conditional = is(value, kConditionalExpression);
+      std::uint32_t i = 0;
+      for (TSNode side : named(value)) {
+        if (conditional && i++ == 1) continue;  // the test
+        for (auto& t : alias_targets(side, depth + 1)) out.push_back(std::move(t));
+      }
+      return out;
+    }
     if (is(value, kCall)) {
       std::string_view fn = view(field(value, g_.function));
       if (fn != "partial" && fn != "functools.partial" && fn != "staticmethod" && fn != "classmethod") {
@@ -767,6 +781,30 @@ class Collector {
     } else {
       it->second = std::move(targets);
     }
+  }
+
+  // StoredParameter: `self.attr = p` / `self.__dict__["attr"] = p` in a
+  // method, self its first parameter and p another one.
+  [[gnu::noinline]] void record_stored_parameter(TSNode left, TSNode value) {
+    if (!is(value, kIdentifier) || scopes_.size() < 2) return;
+    const Scope& s = scopes_.back();
+    if (s.kind != ScopeKind::Function || s.function_index < 0) return;
+    const FunctionInfo& fn = scratch_.functions[s.function_index];
+    if (fn.param_count() < 2) return;
+    const std::string_view p = view(value);
+    if (p == fn.param(0) || !fn.has_param(p)) return;
+    std::string attribute;
+    if (is(left, kAttribute) && view(field(left, g_.object)) == fn.param(0)) {
+      attribute = text(field(left, g_.attribute));
+    } else if (is(left, kSubscript) && ts_node_named_child_count(left) == 2) {
+      TSNode dict = ts_node_named_child(left, 0);
+      if (!is(dict, kAttribute) || view(field(dict, g_.object)) != fn.param(0) ||
+          view(field(dict, g_.attribute)) != "__dict__")
+        return;
+      attribute = string_literal(ts_node_named_child(left, 1));
+    }
+    if (attribute.empty()) return;
+    out_.stored_parameters.push_back({s.function_index, std::move(attribute), std::string(p)});
   }
 
   // A call event, with local names resolved (one event per alias target).
@@ -2285,9 +2323,17 @@ class Collector {
     }
     // `f(x)(...)`: calling what f returned ("f()", factory_product).
     if (callee.empty() && is(fn, kCall)) called_result(fn, callee);
+    // `Cls(...).m(...)`: method m of what the call made or returned ("Cls().m").
+    bool on_result = false;
+    if (callee.empty() && is(fn, kAttribute)) {
+      made_method(fn, callee);
+      on_result = !callee.empty();
+    }
     if (callee.empty()) return;
     const std::size_t before = current_events().size();
     emit_call(ctx, std::move(callee), ts::line(n));
+    if (on_result)
+      for (std::size_t i = before; i < current_events().size(); ++i) current_events()[i].on_result = true;
     record_arguments(field(n, g_.arguments), before);
   }
 
@@ -2298,6 +2344,12 @@ class Collector {
     // proxies, a decorator factory returning an instance).
     if (t.empty() && is(value, kCall))
       if (std::string f = callee_text(field(value, g_.function)); !f.empty()) t = local_callee(std::move(f)) + "()";
+    // `return factory(x)()`: what the product of factory returns ("factory()()",
+    // Django's decorator_from_middleware).
+    if (t.empty() && is(value, kCall) && is(field(value, g_.function), kCall)) {
+      called_result(field(value, g_.function), t);
+      if (!t.empty()) t = local_callee(t.substr(0, t.size() - 2)) + "()()";
+    }
     if (t.empty()) return;
     auto& returns = scratch_.functions[scopes_.back().function_index].returns;
     // `return property(accessor)` (a decorator making properties, SymPy's
@@ -2320,6 +2372,14 @@ class Collector {
   // deep-nesting test overflowed the stack under ASan).
   [[gnu::noinline]] void called_result(TSNode call, std::string& out) const {
     if (std::string inner = callee_text(field(call, g_.function)); !inner.empty()) out = std::move(inner) + "()";
+  }
+
+  [[gnu::noinline]] void made_method(TSNode attribute, std::string& out) const {
+    TSNode obj = field(attribute, g_.object);
+    if (!is(obj, kCall)) return;
+    std::string made = callee_text(field(obj, g_.function));
+    if (made.empty() || made == "super") return;
+    out = local_callee(std::move(made)) + "()." + text(field(attribute, g_.attribute));
   }
 
   // CallArgument: the dotted names among a call's arguments, for each Call
@@ -2397,6 +2457,7 @@ class Collector {
     }
     if (!ts_node_is_null(right)) visit(right, ctx, depth + 1);
     if (!augmented) record_alias(left, right, ctx);
+    if (!augmented) record_stored_parameter(left, right);
     define(left, Definition::Kind::Assignment, ctx);
     if (at_module_scope() && is(left, kIdentifier) && view(left) == "__all__")
       read_dunder_all(right, augmented);
@@ -2621,6 +2682,7 @@ class Collector {
     take(scratch_.classes, out_.classes);
     fit(out_.dynamic_imports);
     fit(out_.call_arguments);
+    fit(out_.stored_parameters);
   }
 };
 

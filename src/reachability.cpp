@@ -364,9 +364,15 @@ std::vector<BodyRef> CalleeResolver::overrides(int file, int in_function, std::s
     if (it == subclasses_.end()) continue;
     for (const ClassRef& sub : it->second) {
       if (!seen.insert(std::to_string(sub.file) + "\t" + sub.name).second) continue;
-      auto f = index_[sub.file].functions.find(sub.name + "." + std::string(name));
-      if (f != index_[sub.file].functions.end())
+      const auto& ix = index_[sub.file];
+      const std::string key = sub.name + "." + std::string(name);
+      if (auto f = ix.functions.find(key); f != ix.functions.end()) {
         for (int i : f->second) out.push_back({sub.file, i});
+      } else if (auto al = ix.aliases.find(key); al != ix.aliases.end()) {
+        // A class attribute made from a callable (`widget = Select` in a
+        // subclass of a Field whose __init__ calls `self.widget()`).
+        for (const std::string& t : al->second) append(out, lookup(sub.file, t, 1));
+      }
       todo.push_back(sub);
     }
   }
@@ -658,14 +664,25 @@ std::vector<BodyRef> CalleeResolver::lookup(int file, std::string_view dotted, i
 // product itself ("") is followed.
 std::vector<BodyRef> CalleeResolver::factory_product(int file, std::string_view factory, std::string_view rest,
                                                      int depth) const {
-  if (!rest.empty() || factory.find("()") != std::string_view::npos) return {};
-  std::vector<BodyRef> out;
-  for (BodyRef f : lookup(file, factory, depth + 1)) {
-    const FunctionInfo& fn = files_[f.file].facts.functions[f.function];
-    for (const std::string& r : fn.returns)
-      if (r.starts_with(fn.qualified_name + ".")) append(out, lookup(f.file, r, depth + 1));
+  if (factory.find("()") != std::string_view::npos) return {};
+  // Each further "()" calls what the previous call returned ("f()()": Django's
+  // `make_middleware_decorator(cls)()`); a body's returns that are themselves
+  // products ("g()", "g()()") are what calling them runs.
+  std::vector<BodyRef> made = lookup(file, factory, depth + 1);
+  for (;;) {
+    std::vector<BodyRef> out;
+    for (BodyRef f : made) {
+      const FunctionInfo& fn = files_[f.file].facts.functions[f.function];
+      for (const std::string& r : fn.returns)
+        if (r.starts_with(fn.qualified_name + ".") || (r.ends_with("()()") && !is_method(fn)))
+          append(out, lookup(f.file, r, depth + 1));
+    }
+    if (rest.empty() || out.empty()) return out;
+    if (!rest.starts_with("()")) return {};
+    rest.remove_prefix(2);
+    made = std::move(out);
+    if (++depth > kMaxReachDepth) return {};
   }
-  return out;
 }
 
 std::optional<CalleeResolver::ClassRef> CalleeResolver::instance_class(int file, std::string_view name,
@@ -1169,6 +1186,7 @@ class ReachWalker {
     const std::string& call = steps_[s].call;
     if (call.starts_with("closure over ") || call.ends_with(" (closure)")) return Reachability::Assumption::Closure;
     if (call.ends_with(" (override)")) return Reachability::Assumption::Override;
+    if (call.ends_with(" (stored)")) return Reachability::Assumption::Stored;
     if (call.ends_with(" (__getattr__)")) return Reachability::Assumption::Getattr;
     if (call.ends_with(" (operator)")) return Reachability::Assumption::Operator;
     return Reachability::Assumption::Untyped;
@@ -1288,6 +1306,7 @@ class ReachWalker {
       }
     };
     calls_in(b.function, false);
+    stored(b, param, value, vfile, vfunction, hits);
     const std::span<const int> direct = resolver_.defined_in(b.file, b.function);
     std::vector<int> nested(direct.begin(), direct.end());
     for (std::size_t i = 0; i < nested.size() && i < kMaxNested; ++i) {
@@ -1303,6 +1322,28 @@ class ReachWalker {
       const Event& e = facts.functions[b.function].events[a.event];
       for (BodyRef c : resolver_.resolve_call(b.file, b.function, e.name))
         bind(c, parameter(c, a.position, a.keyword, 0), value, vfile, vfunction, hits, depth + 1);
+    }
+  }
+
+  // Parameter `param` of method b kept on the instance (StoredParameter):
+  // when a method of b's class calls `self.attr()`, what value names may run
+  // whenever that method does, so it is assumed. Only the class's own methods
+  // in b's file are searched (a base class elsewhere calling it is missed).
+  void stored(BodyRef b, std::string_view param, const std::string& value, int vfile, int vfunction,
+              std::vector<BindHit>& hits) const {
+    const auto& facts = files_[b.file].facts;
+    const FunctionInfo& fn = facts.functions[b.function];
+    for (const StoredParameter& s : facts.stored_parameters) {
+      if (s.function != b.function || s.parameter != param) continue;
+      const bool called = std::any_of(facts.functions.begin(), facts.functions.end(), [&](const FunctionInfo& m) {
+        if (m.class_name != fn.class_name || m.param_count() == 0) return false;
+        const std::string call = m.param(0) + "." + s.attribute;
+        return std::any_of(m.events.begin(), m.events.end(),
+                           [&](const Event& e) { return e.kind == Event::Kind::Call && e.name == call; });
+      });
+      if (!called) continue;
+      for (BodyRef t : resolver_.resolve_call(vfile, vfunction, value))
+        hits.push_back({t, "self." + s.attribute + "=" + value + " (stored)", true});
     }
   }
 
@@ -1346,8 +1387,12 @@ class ReachWalker {
           // `from_assumed`: the call sits in a body that is itself only assumed
           // to run; its unresolved calls are not followed, nor overrides (one
           // level of assumption: each further level multiplied the assumed set
-          // on SymPy until it held everything).
-          const bool followed = m && !(assumed && m->call.assumed);
+          // on SymPy until it held everything). Nor a method called on what a
+          // call returned (`collect(...).as_coefficient()`, Event::on_result):
+          // followed from assumed bodies, those pinned SymPy's limits through
+          // a chain from an assumed `evalf`, and 2 more modules failed in
+          // CPython after the fix.
+          const bool followed = m && !(assumed && (m->call.assumed || e.on_result));
           if (followed) {
             const Resolved& r = m->call;
             for (BodyRef b : r.bodies) reach(b, parent, e.line, e.name, assumed || r.assumed);
@@ -1449,6 +1494,7 @@ const char* Reachability::describe(Assumption a) {
     case Assumption::Override: return "a subclass's override may be what `self.m()` runs";
     case Assumption::Getattr: return "a __getattr__ hook may serve an attribute read";
     case Assumption::Closure: return "a closure made at import may call it, later or never";
+    case Assumption::Stored: return "an object made at import keeps it and a method of its class may call it";
     case Assumption::Operator:
       return "an operator or builtin (`a + b`, `x == y`, `len(x)`, `for v in x`) on an object whose class it does "
              "not know may run it";

@@ -244,6 +244,7 @@ struct Reachability {
     Getattr,   // a __getattr__ that may serve an attribute
     Closure,   // a def nested in a callee, which may run later or never
     Operator,  // a protocol method an operator or builtin runs on an object of unknown class
+    Stored,    // a callable kept on an instance (`self.attr = p`) that a method calls later
   };
   std::vector<std::vector<Assumption>> assumption;  // [file][function]
   // The words `plan --explain` uses for an assumption.

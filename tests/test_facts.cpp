@@ -595,6 +595,61 @@ TEST(FactsCallArguments, PositionsKeywordsAndLocals) {
   EXPECT_EQ(at(5).value, "Global");
 }
 
+// A parameter kept on the instance (`self.attr = p`, `self.__dict__["attr"] = p`)
+// is a StoredParameter of its method; `self` itself, a non-parameter, a store
+// on another object, a computed key and a store outside a method are not.
+TEST(FactsStoredParameters, SelfAttributesAndDictEntries) {
+  auto f = collect_facts(
+      "class Lazy:\n"
+      "    def __init__(self, func, label, *, key=None):\n"
+      "        self.__dict__['_setupfunc'] = func\n"
+      "        self.label = label\n"
+      "        self.me = self\n"
+      "        self.key = key\n"  // keyword-only: passed by keyword, kept too
+      "        other.func = func\n"
+      "        self.__dict__[label] = func\n"
+      "        local = 1\n"
+      "        self.local = local\n"
+      "def free(x, y):\n"
+      "    x.y = y\n"
+      "    return x\n");
+  ASSERT_EQ(f.functions.size(), 2u);
+  ASSERT_EQ(f.stored_parameters.size(), 4u);
+  EXPECT_EQ(f.stored_parameters[0].function, 0);
+  EXPECT_EQ(f.stored_parameters[0].attribute, "_setupfunc");
+  EXPECT_EQ(f.stored_parameters[0].parameter, "func");
+  EXPECT_EQ(f.stored_parameters[1].attribute, "label");
+  EXPECT_EQ(f.stored_parameters[1].parameter, "label");
+  EXPECT_EQ(f.stored_parameters[2].attribute, "key");
+  // `free(x, y)`: x is its first parameter, so `x.y = y` is kept too (the
+  // reach model only uses stores of methods).
+  EXPECT_EQ(f.stored_parameters[3].function, 1);
+  EXPECT_EQ(f.stored_parameters[3].attribute, "y");
+}
+
+// `Cls(...).m(...)` calls method m of what the call made ("Cls().m"), and a
+// local assigned from `a or b` / `a if c else b` may hold either side.
+TEST(FactsCallEvents, MethodOfACallsResultAndEitherSideOfOr) {
+  auto f = collect_facts(
+      "Deferred('x', find).get()\n"
+      "super().m()\n"
+      "def f(widget=None, flag=False):\n"
+      "    widget = widget or self_widget\n"
+      "    alt = First if flag else Second\n"
+      "    widget()\n"
+      "    alt()\n");
+  std::vector<std::string> module_calls, calls;
+  for (const auto& e : f.events)
+    if (e.kind == Event::Kind::Call) module_calls.push_back(e.name);
+  EXPECT_EQ(module_calls, (std::vector<std::string>{"Deferred", "Deferred().get", "super", "super.m"}));
+  for (const auto& e : f.events)
+    if (e.kind == Event::Kind::Call) EXPECT_EQ(e.on_result, e.name == "Deferred().get") << e.name;
+  ASSERT_EQ(f.functions.size(), 1u);
+  for (const auto& e : f.functions[0].events)
+    if (e.kind == Event::Kind::Call) calls.push_back(e.name);
+  EXPECT_EQ(calls, (std::vector<std::string>{"widget", "self_widget", "First", "Second"}));
+}
+
 // Class attributes made from a callable are kept as "Cls.attr" aliases (not
 // under an if); `return Cls(...)` is kept as "Cls()" among the returns.
 TEST(FactsAliases, ClassAttributesAndReturnedInstances) {

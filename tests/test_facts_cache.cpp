@@ -46,8 +46,9 @@ auto view(const NameUse& u) {
 auto view(const Definition& d) { return std::tie(d.name, d.kind, d.line, d.begin); }
 auto view(const DynamicImport& d) { return std::tie(d.line, d.call, d.argument, d.at_import_time); }
 auto view(const SyntaxProblem& p) { return std::tie(p.line, p.column, p.message); }
-auto view(const Event& e) { return std::tie(e.kind, e.import, e.name, e.line, e.guarded, e.conditional, e.local); }
+auto view(const Event& e) { return std::tie(e.kind, e.import, e.name, e.line, e.guarded, e.conditional, e.local, e.on_result); }
 auto view(const ClassInfo& c) { return std::tie(c.qualified_name, c.bases, c.line); }
+auto view(const StoredParameter& p) { return std::tie(p.function, p.attribute, p.parameter); }
 auto view(const TypeCheckingBlock& b) { return std::tie(b.line, b.test, b.begin, b.body_begin, b.body_end); }
 auto view(const FunctionInfo& f) {
   std::vector<decltype(view(f.events.front()))> events;
@@ -68,7 +69,8 @@ bool same_facts(const ModuleFacts& a, const ModuleFacts& b) {
          views(a.classes) == views(b.classes) && views(a.type_checking_blocks) == views(b.type_checking_blocks) &&
          views(a.events) == views(b.events) && a.dunder_all == b.dunder_all &&
          a.future_annotations == b.future_annotations && views(a.dynamic_imports) == views(b.dynamic_imports) &&
-         views(a.syntax_problems) == views(b.syntax_problems) && a.lines == b.lines;
+         views(a.syntax_problems) == views(b.syntax_problems) && a.lines == b.lines &&
+         views(a.stored_parameters) == views(b.stored_parameters);
 }
 
 // A file that sets every field of every struct to something other than its default.
@@ -140,6 +142,11 @@ def late():
     return __import__("late_mod")
 
 value = decorate(Base)
+
+
+class Keeper:
+    def __init__(self, func):
+        self.func = func
 )PY";
 
 std::string read_file(const fs::path& p) {
@@ -269,6 +276,7 @@ TEST(FactsCacheEncoding, RoundTripsEveryFieldOfARichFile) {
   EXPECT_FALSE(f.events.empty());
   EXPECT_TRUE(f.dunder_all.has_value());
   EXPECT_GE(f.dynamic_imports.size(), 2u);
+  EXPECT_EQ(f.stored_parameters.size(), 1u);
   std::set<std::string> wheres;
   std::set<int> contexts, kinds, event_kinds;
   for (const auto& u : f.uses) wheres.insert(u.where), kinds.insert(static_cast<int>(u.kind));

@@ -1,0 +1,7 @@
+from app.fields import ChoiceField
+
+action = ChoiceField()
+
+
+class Form:
+    fields = [action]
