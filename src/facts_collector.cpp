@@ -701,6 +701,19 @@ class Collector {
     return {};
   }
 
+  // `name` is a parameter of the innermost function or, free in it, of an
+  // enclosing function (class bodies are not enclosing scopes).
+  bool parameter_in_scope(std::string_view name) const {
+    for (std::size_t i = scopes_.size(); i-- > 1;) {
+      const Scope& s = scopes_[i];
+      if (s.kind == ScopeKind::Class) continue;
+      if (s.kind != ScopeKind::Function || s.function_index < 0) return false;
+      if (scratch_.functions[s.function_index].has_param(name)) return true;
+      if (contains(s.locals, name) || contains(s.globals, name)) return false;
+    }
+    return false;
+  }
+
   std::string local_callee(std::string callee) const {
     if (scopes_.size() == 1 || callee.empty()) return callee;
     auto local = local_callees(callee);
@@ -781,6 +794,21 @@ class Collector {
     } else {
       it->second = std::move(targets);
     }
+  }
+
+  // `for x in p:` in a function, p a parameter (of it or of one around it):
+  // calling x calls an element of p, which the model takes as calling p
+  // (Django's `_multi_decorate` wraps one decorator in a list and loops).
+  void loop_alias(TSNode target, TSNode iterable) {
+    if (scopes_.size() < 2 || !is(target, kIdentifier) || !is(iterable, kIdentifier)) return;
+    Scope& s = scopes_.back();
+    if (s.kind != ScopeKind::Function) return;
+    const std::string_view p = view(iterable);
+    if (!local_callees(p).empty() || !parameter_in_scope(p)) return;
+    const std::string_view x = view(target);
+    auto it = std::find_if(s.aliases.begin(), s.aliases.end(), [&](const auto& a) { return a.first == x; });
+    if (it == s.aliases.end()) s.aliases.emplace_back(x, std::vector<std::string>{std::string(p)});
+    else it->second.emplace_back(p);
   }
 
   // StoredParameter: `self.attr = p` / `self.__dict__["attr"] = p` in a
@@ -2407,15 +2435,16 @@ class Collector {
       if (scopes_.size() > 1) {
         // A local of the calling function: only a local alias says what it is.
         auto local = local_callees(dotted);
-        if (!local.empty()) dotted = std::move(local.front());
-        else if (std::string_view head = std::string_view(dotted).substr(0, dotted.find('.'));
-                 !resolves_to_module(head) && !bound_by_local_import(head)) {  // the resolver reads those
-          // A parameter of the calling function, handed on: "$name" (the
-          // resolver binds it where the caller is called).
-          const Scope& s = scopes_.back();
-          if (s.kind != ScopeKind::Function || s.function_index < 0 ||
-              !scratch_.functions[s.function_index].has_param(head))
-            continue;
+        if (!local.empty()) {
+          dotted = std::move(local.front());
+          // A loop over a parameter (`for dec in decorators: f(dec)`).
+          if (dotted.find('.') == std::string::npos && parameter_in_scope(dotted)) dotted.insert(0, 1, '$');
+        } else if (std::string_view head = std::string_view(dotted).substr(0, dotted.find('.'));
+                   !resolves_to_module(head) && !bound_by_local_import(head)) {  // the resolver reads those
+          // A parameter of the calling function or of one around it (a
+          // closure), handed on: "$name" (the resolver binds it where the
+          // function that has it is called).
+          if (!parameter_in_scope(head)) continue;
           dotted.insert(0, 1, '$');
         }
       }
@@ -2563,6 +2592,7 @@ class Collector {
         LoopLiterals literals(*this, left, field(n, g_.right));
         visit_target(left, ctx, depth + 1);
         define(left, Definition::Kind::Assignment, ctx);
+        loop_alias(left, field(n, g_.right));
         for (TSNode kid : named(n)) {
           if (ts_node_eq(kid, left)) continue;
           Kind kk = kind(kid);

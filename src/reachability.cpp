@@ -1315,14 +1315,27 @@ class ReachWalker {
       calls_in(nested[i], true);
       for (int n : resolver_.defined_in(b.file, nested[i])) nested.push_back(n);
     }
-    // `other(param)`: handed on.
+    // `other(param)`: handed on, by b itself or, later, by a def nested in it
+    // (a closure: what that callee runs is assumed).
     const std::string handed = "$" + std::string(param);
-    for (const CallArgument& a : arguments_of(facts, b.function)) {
-      if (a.value != handed) continue;
-      const Event& e = facts.functions[b.function].events[a.event];
-      for (BodyRef c : resolver_.resolve_call(b.file, b.function, e.name))
-        bind(c, parameter(c, a.position, a.keyword, 0), value, vfile, vfunction, hits, depth + 1);
-    }
+    auto hand_on = [&](int function, bool closure) {
+      for (const CallArgument& a : arguments_of(facts, function)) {
+        if (a.value != handed) continue;
+        const Event& e = facts.functions[function].events[a.event];
+        for (BodyRef c : resolver_.resolve_call(b.file, function, e.name)) {
+          const std::size_t from = hits.size();
+          bind(c, parameter(c, a.position, a.keyword, 0), value, vfile, vfunction, hits, depth + 1);
+          if (closure)
+            for (std::size_t i = from; i < hits.size(); ++i) {
+              hits[i].assumed = true;
+              if (!hits[i].call.ends_with(" (closure)")) hits[i].call += " (closure)";
+            }
+        }
+      }
+    };
+    hand_on(b.function, false);
+    for (std::size_t i = 0; i < nested.size() && i < kMaxNested; ++i)
+      if (!facts.functions[nested[i]].bound_otherwise(param)) hand_on(nested[i], true);
   }
 
   // Parameter `param` of method b kept on the instance (StoredParameter):

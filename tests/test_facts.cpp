@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -625,6 +626,38 @@ TEST(FactsStoredParameters, SelfAttributesAndDictEntries) {
   // reach model only uses stores of methods).
   EXPECT_EQ(f.stored_parameters[3].function, 1);
   EXPECT_EQ(f.stored_parameters[3].attribute, "y");
+}
+
+// A parameter of an enclosing function passed on by a nested def is "$name"
+// too (a closure handing it on), unless the nested def binds the name; a
+// loop over a parameter makes the loop variable stand for it (`for dec in
+// decorators: f(dec)` passes "$decorators", `dec()` calls `decorators`).
+TEST(FactsCallArguments, ClosureParametersAndLoopsOverParameters) {
+  auto f = collect_facts(
+      "def method_decorator(decorator, name=''):\n"
+      "    def _dec(obj):\n"
+      "        return _multi(decorator, obj)\n"
+      "    def _own(decorator):\n"
+      "        return _multi(decorator)\n"
+      "    def _shadow(obj):\n"
+      "        decorator = obj\n"
+      "        return _multi(decorator)\n"
+      "    return _dec\n"
+      "def _multi(decorators, method):\n"
+      "    for dec in decorators:\n"
+      "        _update(method, dec)\n"
+      "        dec(method)\n");
+  std::map<std::string, std::vector<std::string>> values;  // function -> values passed
+  for (const auto& a : f.call_arguments) values[f.functions[a.function].qualified_name].push_back(a.value);
+  EXPECT_EQ(values["method_decorator._dec"], (std::vector<std::string>{"$decorator", "$obj"}));
+  EXPECT_EQ(values["method_decorator._own"], (std::vector<std::string>{"$decorator"}));
+  // Its own local, an alias of its parameter obj: obj is what is handed on.
+  EXPECT_EQ(values["method_decorator._shadow"], (std::vector<std::string>{"$obj"}));
+  EXPECT_EQ(values["_multi"], (std::vector<std::string>{"$method", "$decorators", "$method"}));
+  std::vector<std::string> calls;
+  for (const auto& e : f.functions.back().events)
+    if (e.kind == Event::Kind::Call) calls.push_back(e.name);
+  EXPECT_EQ(calls, (std::vector<std::string>{"_update", "decorators"}));
 }
 
 // `Cls(...).m(...)` calls method m of what the call made ("Cls().m"), and a
