@@ -799,7 +799,8 @@ class Collector {
   // `for x in p:` in a function, p a parameter (of it or of one around it):
   // calling x calls an element of p, which the model takes as calling p
   // (Django's `_multi_decorate` wraps one decorator in a list and loops).
-  void loop_alias(TSNode target, TSNode iterable) {
+  // Out of line: visit() recurses once per nesting level (see called_result).
+  [[gnu::noinline]] void loop_alias(TSNode target, TSNode iterable) {
     if (scopes_.size() < 2 || !is(target, kIdentifier) || !is(iterable, kIdentifier)) return;
     Scope& s = scopes_.back();
     if (s.kind != ScopeKind::Function) return;
