@@ -2517,6 +2517,26 @@ class Collector {
     }
   }
 
+  // Out of line, as record_arguments: visit() recurses once per nesting
+  // level, and what is inlined into it grows every frame (the deep-nesting
+  // test overflowed the stack under ASan when the loop alias was added here).
+  [[gnu::noinline]] void visit_for(TSNode n, const Ctx& ctx, int depth) {
+    Ctx c = ctx;
+    if (!ctx.deferred && !ctx.class_body) c.conditional = true;
+    TSNode left = field(n, g_.left);
+    iterate(ctx, field(n, g_.right), ts::line(n));
+    // `for dep in ("numpy", "pytz"): __import__(dep)`: the loop variable's values.
+    LoopLiterals literals(*this, left, field(n, g_.right));
+    visit_target(left, ctx, depth + 1);
+    define(left, Definition::Kind::Assignment, ctx);
+    loop_alias(left, field(n, g_.right));
+    for (TSNode kid : named(n)) {
+      if (ts_node_eq(kid, left)) continue;
+      Kind kk = kind(kid);
+      visit(kid, kk == kBlock || kk == kElseClause ? c : ctx, depth + 1);
+    }
+  }
+
   void visit(TSNode n, const Ctx& ctx, int depth) {
     if (ts_node_is_null(n) || too_deep(n, depth)) return;
     const Kind k = kind(n);
@@ -2584,23 +2604,7 @@ class Collector {
       }
       case kIfStatement: visit_if(n, ctx, depth); return;
       case kTryStatement: visit_try(n, ctx, depth); return;
-      case kForStatement: {
-        Ctx c = ctx;
-        if (!ctx.deferred && !ctx.class_body) c.conditional = true;
-        TSNode left = field(n, g_.left);
-        iterate(ctx, field(n, g_.right), ts::line(n));
-        // `for dep in ("numpy", "pytz"): __import__(dep)`: the loop variable's values.
-        LoopLiterals literals(*this, left, field(n, g_.right));
-        visit_target(left, ctx, depth + 1);
-        define(left, Definition::Kind::Assignment, ctx);
-        loop_alias(left, field(n, g_.right));
-        for (TSNode kid : named(n)) {
-          if (ts_node_eq(kid, left)) continue;
-          Kind kk = kind(kid);
-          visit(kid, kk == kBlock || kk == kElseClause ? c : ctx, depth + 1);
-        }
-        return;
-      }
+      case kForStatement: visit_for(n, ctx, depth); return;
       case kWhileStatement:
       case kWithStatement: {
         if (k == kWhileStatement) truth(ctx, field(n, g_.condition), ts::line(n));
