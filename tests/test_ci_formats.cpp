@@ -151,7 +151,9 @@ TEST(GitlabFormat, SeedShapeHasTheDocumentedFields) {
 }
 
 TEST(GitlabFormat, FingerprintsSurviveAnEditAboveTheStatement) {
-  fs::path dir = fs::path(testing::TempDir()) / "cyclefix_gitlab_shift";
+  // Per process: two test runs at once (a local ctest beside a sanitizer
+  // build's) shared the folder and saw each other's edit.
+  fs::path dir = fs::path(testing::TempDir()) / ("cyclefix_gitlab_shift." + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy(fs::path(CYCLEFIX_SOURCE_DIR) / "golden/seed_shape/input", dir / "input", fs::copy_options::recursive);
@@ -176,6 +178,7 @@ TEST(GitlabFormat, FingerprintsSurviveAnEditAboveTheStatement) {
     moved += after[fp] != line;
   }
   EXPECT_GE(moved, 3) << "the cuts in _capture.py moved down a line and kept their fingerprints";
+  fs::remove_all(dir);
 }
 
 TEST(GithubFormat, SeedShapeIsOneWorkflowCommandPerFinding) {
