@@ -2376,8 +2376,8 @@ class Collector {
     // `return factory(x)()`: what the product of factory returns ("factory()()",
     // Django's decorator_from_middleware).
     if (t.empty() && is(value, kCall) && is(field(value, g_.function), kCall)) {
-      called_result(field(value, g_.function), t);
-      if (!t.empty()) t = local_callee(t.substr(0, t.size() - 2)) + "()()";
+      t = made_by(field(value, g_.function));
+      if (!t.empty()) t += "()";
     }
     if (t.empty()) return;
     auto& returns = scratch_.functions[scopes_.back().function_index].returns;
@@ -2403,12 +2403,18 @@ class Collector {
     if (std::string inner = callee_text(field(call, g_.function)); !inner.empty()) out = std::move(inner) + "()";
   }
 
+  // What call `call` makes, as the resolver reads it ("Cls()", "f()"), local
+  // aliases resolved; "" when its callee is not a dotted name.
+  std::string made_by(TSNode call) const {
+    std::string callee = callee_text(field(call, g_.function));
+    return callee.empty() ? callee : local_callee(std::move(callee)) + "()";
+  }
+
   [[gnu::noinline]] void made_method(TSNode attribute, std::string& out) const {
     TSNode obj = field(attribute, g_.object);
-    if (!is(obj, kCall)) return;
-    std::string made = callee_text(field(obj, g_.function));
-    if (made.empty() || made == "super") return;
-    out = local_callee(std::move(made)) + "()." + text(field(attribute, g_.attribute));
+    if (!is(obj, kCall) || view(field(obj, g_.function)) == "super") return;
+    std::string made = made_by(obj);
+    if (!made.empty()) out = std::move(made) + "." + text(field(attribute, g_.attribute));
   }
 
   // CallArgument: the dotted names among a call's arguments, for each Call
