@@ -1066,6 +1066,7 @@ class ReachWalker {
     exact_.clear();
     assumed_.clear();
     root_ = file;
+    lookups_.erase(file);
     visit(file, -1, files_[file].facts.events, -1, false);
     for (;;) {
       int s;
@@ -1103,6 +1104,9 @@ class ReachWalker {
     Resolved call;
     std::optional<CalleeResolver::PartialArguments> partial;
     std::span<const CallArgument> arguments;  // the call's
+    // A call of a value another walk may have bound (bound_key): "" if none.
+    std::string bound_key;
+    std::string_view rest;  // of the call's name, after the bound value
   };
   struct UseMemo {
     CalleeResolver::AttributeRead read;
@@ -1127,19 +1131,91 @@ class ReachWalker {
 
   const CallMemo* call_memo(int file, int function, const Event& e, std::uint32_t event) {
     return memo(calls_, event_id(file, function, event), [&]() -> std::optional<CallMemo> {
-      CallMemo m{{resolver_.resolve_call(file, function, e.name), false, {}}, std::nullopt, {}};
+      CallMemo m{{resolver_.resolve_call(file, function, e.name), false, {}}, std::nullopt, {}, {}, {}};
       if (m.call.bodies.empty()) {
         m.call.bodies = resolver_.assume_call(file, function, e.name);
         m.call.assumed = !m.call.bodies.empty();
       }
       m.call.overrides = resolver_.overrides(file, function, e.name);
-      if (m.call.bodies.empty() && m.call.overrides.empty()) return std::nullopt;
+      if (m.call.bodies.empty()) std::tie(m.bound_key, m.rest) = bound_key(file, function, e.name);
+      if (m.call.bodies.empty() && m.call.overrides.empty() && m.bound_key.empty()) return std::nullopt;
       m.arguments = arguments_of(files_[file].facts, function, event);
       if (e.name.find('.') == std::string::npos) m.partial = resolver_.partial_arguments(file, e.name);
       return m;
     });
   }
 
+  // A call in body `function` of a value that the walk reaching the body
+  // may not have bound, since another module's code passed it: a parameter
+  // of an enclosing def (`middleware_class(view_func)` in a closure of
+  // `make_middleware_decorator(middleware_class)`), keyed "file,def,param",
+  // or, in a method, an attribute of self ("file,Class.attr"). Gives the key
+  // and the rest of the name after the value ("" and "" for other calls).
+  std::pair<std::string, std::string_view> bound_key(int file, int function, std::string_view name) const {
+    if (function < 0) return {};
+    const ModuleFacts& facts = files_[file].facts;
+    const FunctionInfo& fn = facts.functions[function];
+    const std::string_view head = name.substr(0, name.find('.'));
+    if (fn.bound_otherwise(head)) {
+      if (!is_method(fn) || fn.param_count() == 0 || head != fn.param(0) || head.size() == name.size()) return {};
+      std::string_view attr = name.substr(head.size() + 1);
+      attr = attr.substr(0, attr.find('.'));
+      return {std::to_string(file) + ',' + fn.class_name + '.' + std::string(attr),
+              name.substr(head.size() + 1 + attr.size())};
+    }
+    for (int g : enclosing_functions(facts, function)) {
+      const FunctionInfo& outer = facts.functions[g];
+      if (!outer.bound_otherwise(head)) continue;
+      if (!outer.has_param(head)) return {};
+      return {std::to_string(file) + ',' + std::to_string(g) + ',' + std::string(head), name.substr(head.size())};
+    }
+    return {};
+  }
+
+  // A value bound, by some walk, where bound_key looks: kept over all walks.
+  void record_bound(std::string key, const std::string& value, int vfile, int vfunction) {
+    std::vector<BoundValue>& values = bound_[std::move(key)];
+    for (const BoundValue& v : values)
+      if (v.value == value && v.file == vfile && v.function == vfunction) return;
+    values.push_back({value, vfile, vfunction});
+  }
+
+  // What a call of a bound value (CallMemo::bound_key) may run: every value
+  // some walk bound there so far, assumed (as a closure's or a stored
+  // callable's is in the walk that binds it). The walk remembers how many it
+  // saw, so that compute_reachability walks its module again when a later
+  // walk binds more.
+  void bound_elsewhere(const CallMemo& m, const Event& e, int parent) {
+    auto it = bound_.find(m.bound_key);
+    const std::size_t n = it == bound_.end() ? 0 : it->second.size();
+    lookups_[root_].emplace_back(m.bound_key, n);
+    const bool stored = m.bound_key.find('.') != std::string::npos;
+    for (std::size_t i = 0; i < n; ++i) {
+      const BoundValue v = it->second[i];  // a copy: reach may bind more
+      const std::string call = std::string(e.name.substr(0, e.name.size() - m.rest.size())) + "=" + v.value +
+                               (stored ? " (stored)" : " (closure)");
+      for (BodyRef t : resolver_.resolve_call(v.file, v.function, v.value + std::string(m.rest)))
+        reach(t, parent, e.line, call, true);
+    }
+  }
+
+ public:
+  // The modules whose walk looked up a bound value (bound_elsewhere) that
+  // later walks bound more of; their walks are to be done again.
+  std::vector<int> stale_roots() const {
+    std::vector<int> out;
+    for (const auto& [root, seen] : lookups_) {
+      const bool stale = std::any_of(seen.begin(), seen.end(), [&](const auto& l) {
+        auto it = bound_.find(l.first);
+        return it != bound_.end() && it->second.size() > l.second;
+      });
+      if (stale) out.push_back(root);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
   void reach(BodyRef b, int parent, int line, std::string call, bool assumed) {
     // seen_: 2 * stamp_ once reached in this walk, + 1 once reached exactly.
     uint32_t& seen = seen_[b.file][b.function];
@@ -1291,6 +1367,8 @@ class ReachWalker {
   void bind(BodyRef b, std::string_view param, const std::string& value, int vfile, int vfunction,
             std::vector<BindHit>& hits, int depth) {
     if (param.empty() || depth > kMaxBindDepth) return;
+    record_bound(std::to_string(b.file) + ',' + std::to_string(b.function) + ',' + std::string(param), value, vfile,
+                 vfunction);
     const auto& facts = files_[b.file].facts;
     auto calls_in = [&](int function, bool closure) {
       bool made = false;
@@ -1343,11 +1421,12 @@ class ReachWalker {
   // whenever that method does, so it is assumed. Only the class's own methods
   // in b's file are searched (a base class elsewhere calling it is missed).
   void stored(BodyRef b, std::string_view param, const std::string& value, int vfile, int vfunction,
-              std::vector<BindHit>& hits) const {
+              std::vector<BindHit>& hits) {
     const auto& facts = files_[b.file].facts;
     const FunctionInfo& fn = facts.functions[b.function];
     for (const StoredParameter& s : facts.stored_parameters) {
       if (s.function != b.function || s.parameter != param) continue;
+      record_bound(std::to_string(b.file) + ',' + fn.class_name + '.' + s.attribute, value, vfile, vfunction);
       const bool called = std::any_of(facts.functions.begin(), facts.functions.end(), [&](const FunctionInfo& m) {
         if (m.class_name != fn.class_name || m.param_count() == 0) return false;
         const std::string call = m.param(0) + "." + s.attribute;
@@ -1413,6 +1492,7 @@ class ReachWalker {
               for (BodyRef b : r.overrides) reach(b, parent, e.line, e.name + " (override)", true);
             if (!r.bodies.empty()) pass_arguments(*m, file, function, e, r.bodies, parent, assumed || r.assumed);
           }
+          if (m && !m->bound_key.empty()) bound_elsewhere(*m, e, parent);
           // `getattr(obj, "name", default)` on an instance: its class's
           // __getattr__ may serve the name (assumed, as for `obj.name`).
           if ((!followed || m->call.bodies.empty()) && (e.name == "getattr" || e.name == "hasattr"))
@@ -1497,6 +1577,14 @@ class ReachWalker {
   std::unordered_map<std::string, std::vector<BindHit>> binds_;  // pass_arguments' bind, by callee, parameter, value
   std::unordered_map<std::string_view, uint32_t> fired_;  // dunder -> the walk (stamp_) that assumed it
   std::unordered_map<std::uint64_t, std::vector<BodyRef>> wrappers_;
+  // Values bind/stored saw bound, by bound_key, over all walks so far.
+  struct BoundValue {
+    std::string value;
+    int file, function;  // where value is looked up
+  };
+  std::unordered_map<std::string, std::vector<BoundValue>> bound_;
+  // Per module, each bound_elsewhere lookup of its walk: key and how many values it saw.
+  std::unordered_map<int, std::vector<std::pair<std::string, std::size_t>>> lookups_;
 };
 
 }  // namespace
@@ -1541,6 +1629,15 @@ Reachability compute_reachability(const std::vector<FileAnalysis>& files, const 
   for (std::size_t f = 0; f < files.size(); ++f) {
     if (!files[f].analysed || (roots && !(*roots)[f])) continue;
     auto steps = walker.walk(static_cast<int>(f));
+    if (keep_steps) r.steps[f] = std::move(steps);
+  }
+  // A module walked before another bound a value its walk calls (a closure's
+  // parameter, a stored callable) is walked once more: the union only grows,
+  // its own steps and charged imports are replaced. Values bound only in
+  // this second pass are not looked for again.
+  for (int f : walker.stale_roots()) {
+    std::erase_if(r.charged_imports, [&](const ChargedImport& c) { return c.charged_file == f; });
+    auto steps = walker.walk(f);
     if (keep_steps) r.steps[f] = std::move(steps);
   }
   return r;
