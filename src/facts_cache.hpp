@@ -36,7 +36,7 @@ namespace cyclefix {
 inline constexpr std::uint32_t kCacheEntryVersion = 7;
 // Bump when what the facts mean changes without the layout changing. Released
 // binaries rely on this; development builds are also separated by build stamp.
-inline constexpr std::uint32_t kFactsFormatVersion = 14;
+inline constexpr std::uint32_t kFactsFormatVersion = 15;
 // The facts-version field of a run record (run_record.hpp), whose payload is not facts.
 inline constexpr std::uint32_t kRunRecordVersion = 0x52554e01;  // "RUN" 1
 

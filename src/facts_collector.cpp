@@ -487,6 +487,9 @@ class Collector {
   // expression, or cut short by the depth limit).
   std::vector<std::string_view> attr_chain_;
   const void* chain_top_ = nullptr;
+  // The attribute node whose last attribute is not read: a call's callee
+  // (`self.m()`) or an assignment's target (`self.x = v`).
+  const void* not_read_top_ = nullptr;
   enum class ChainEnd { Identifier, Other, Cut } chain_end_ = ChainEnd::Cut;
   std::string_view chain_base_;
   bool depth_reported_ = false;
@@ -1466,6 +1469,7 @@ class Collector {
 
   void record_use(TSNode id, const Ctx& ctx, const std::vector<std::string_view>& attrs) {
     std::string_view name = view(id);
+    if (name == "self" && !attrs.empty()) record_self_read(id, ctx, attrs);
     if (!attrs.empty() && ctx.deferred && bound_by_local_import(name)) {
       // `mod.attr` on a module imported inside this function: the simulator checks it.
       std::string dotted(name);
@@ -1504,6 +1508,23 @@ class Collector {
     u.begin = ts_node_start_byte(id);
     u.end = ts_node_end_byte(id);
     candidates_.push_back(std::move(u));
+  }
+
+  // `self.attr` read in a method: a Use event "self.attr", once per body,
+  // which runs a property's getter of self's class (CalleeResolver::
+  // instance_attribute). Not for `self.m()` or `self.x = v`, whose last
+  // attribute is called or stored, nor for dunders.
+  [[gnu::noinline]] void record_self_read(TSNode id, const Ctx& ctx, const std::vector<std::string_view>& attrs) {
+    if (!ctx.deferred || ctx.annotation) return;
+    if (attrs.size() == 1 && chain_top_ == not_read_top_) return;
+    const std::string_view attr = attrs.back();
+    if (attr.starts_with("__")) return;
+    std::string name = "self.";
+    name += attr;
+    if (protocols_.size() < sinks_.size()) protocols_.resize(sinks_.size());
+    std::unordered_set<std::string>& seen = protocols_[sinks_.size() - 1];  // no protocol name is "self.attr"
+    if (seen.count(name)) return;
+    if (emit(ctx, Event::Kind::Use, name, ts::line(id))) seen.insert(std::move(name));
   }
 
   void classify(NameUse& u, const Ctx& ctx) const {
@@ -1712,7 +1733,10 @@ class Collector {
     if (ts_node_is_null(n) || too_deep(n, depth)) return;
     switch (kind(n)) {
       case kIdentifier: return;
-      case kAttribute: visit_attribute(n, ctx, depth); return;
+      case kAttribute:
+        not_read_top_ = n.id;
+        visit_attribute(n, ctx, depth);
+        return;
       case kSubscript:
         emit_protocol(ctx, field(n, g_.value), "__setitem__", ts::line(n));
         subscript_key(ctx, n, ts::line(n));
@@ -2330,6 +2354,7 @@ class Collector {
       // A call's named children are its function and its arguments (and maybe
       // comments, which visit skips): no need to enumerate them.
       chain_top_ = nullptr;
+      not_read_top_ = fn.id;
       visit(fn, ctx, depth + 1);
       callee = callee_of_visited(fn);
       visit(field(n, g_.arguments), ctx, depth + 1);
@@ -2697,13 +2722,14 @@ class Collector {
     std::stable_sort(args.begin(), args.end(), [](const CallArgument& x, const CallArgument& y) {
       return std::tie(x.function, x.event) < std::tie(y.function, y.event);
     });
-    // Use events are kept for imported names only; the call arguments of the
+    // Use events are kept for imported names (and `self.attr` reads) only; the call arguments of the
     // body follow their events' new indexes (a Call event is never dropped).
     std::vector<std::uint32_t> dropped_before;
     auto keep = [&](std::vector<Event>& events, int function) {
       auto drop = [&](const Event& e) {
         if (e.kind != Event::Kind::Use || e.local) return false;
         std::string_view name = e.name;
+        if (function >= 0 && name.starts_with("self.")) return false;  // record_self_read's
         return !module_import_names_.count(std::string(name.substr(0, name.find('.'))));
       };
       if (std::none_of(events.begin(), events.end(), drop)) return;

@@ -725,6 +725,17 @@ CalleeResolver::AttributeRead CalleeResolver::instance_attribute(int file, int i
   const std::string_view attr = dotted.substr(dot + 1, dotted.find('.', dot + 1) - dot - 1);
   if (attr.empty() || attr.starts_with("__")) return {};
   std::optional<ClassRef> c;
+  if (dotted.substr(0, dot) == "self") {
+    // `self.attr` in a method (FactsCollector::record_self_read): the
+    // getter of the defining class's property, and of subclasses' (assumed,
+    // as overrides). No __getattr__: most such reads are instance attributes.
+    c = enclosing_class(file, in_function);
+    if (!c) return {};
+    AttributeRead out = attribute_read(*c, attr);
+    out.assumed.clear();
+    for (BodyRef b : overrides(file, in_function, dotted.substr(0, dot + 1 + attr.size()))) append(out.overrides, getters(b));
+    return out;
+  }
   if (!local) {
     c = instance_class(file, dotted.substr(0, dot), 0);
   } else if (auto b = local_binding(file, in_function, dotted.substr(0, dot)); b && !b->name.empty()) {
@@ -742,25 +753,27 @@ CalleeResolver::AttributeRead CalleeResolver::attribute_read(const ClassRef& c, 
     out.assumed = method(c, "__getattr__", 0);
     return out;
   }
-  for (BodyRef b : found) {
-    const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
-    std::vector<BodyRef> get = descriptors(b.file, fn);
-    const bool property = std::any_of(fn.decorators.begin(), fn.decorators.end(), [&](const std::string& d) {
-      std::string_view last = std::string_view(d).substr(d.rfind('.') + 1);
-      if (last == "property" || last == "cached_property" || last == "abstractproperty") return true;
-      // A first-party decorator that returns `property(getter)`.
-      for (BodyRef db : decorator_bodies(b.file, -1, d)) {
-        const auto& returns = files_[db.file].facts.functions[db.function].returns;
-        if (std::any_of(returns.begin(), returns.end(), [](const std::string& r) { return makes_property(r); }))
-          return true;
-      }
-      return false;
-    });
-    if (!property && get.empty()) continue;  // a plain method: reading it runs nothing
-    out.exact.push_back(b);
-    append(out.exact, get);
-  }
+  for (BodyRef b : found) append(out.exact, getters(b));
   return out;
+}
+
+std::vector<BodyRef> CalleeResolver::getters(BodyRef b) const {
+  const FunctionInfo& fn = files_[b.file].facts.functions[b.function];
+  std::vector<BodyRef> get = descriptors(b.file, fn);
+  const bool property = std::any_of(fn.decorators.begin(), fn.decorators.end(), [&](const std::string& d) {
+    std::string_view last = std::string_view(d).substr(d.rfind('.') + 1);
+    if (last == "property" || last == "cached_property" || last == "abstractproperty") return true;
+    // A first-party decorator that returns `property(getter)`.
+    for (BodyRef db : decorator_bodies(b.file, -1, d)) {
+      const auto& returns = files_[db.file].facts.functions[db.function].returns;
+      if (std::any_of(returns.begin(), returns.end(), [](const std::string& r) { return makes_property(r); }))
+        return true;
+    }
+    return false;
+  });
+  if (!property && get.empty()) return {};  // a plain method: reading it runs nothing
+  get.insert(get.begin(), b);
+  return get;
 }
 
 std::vector<BodyRef> CalleeResolver::descriptors(int file, const FunctionInfo& fn) const {
@@ -1521,12 +1534,15 @@ class ReachWalker {
             // `mod.name` that mod's module __getattr__ serves.
             if (auto mp = e.local ? std::nullopt : resolver_.module_prefix(file, e.name); mp && !mp->second.empty())
               u.module_getattr = resolver_.module_getattr(mp->first, mp->second.substr(0, mp->second.find('.')));
-            if (u.read.exact.empty() && u.read.assumed.empty() && !u.module_getattr) return std::nullopt;
+            if (u.read.exact.empty() && u.read.assumed.empty() && u.read.overrides.empty() && !u.module_getattr)
+              return std::nullopt;
             return u;
           });
           if (!m) break;
           for (BodyRef g : m->read.exact) reach(g, parent, e.line, e.name + " (property)", assumed);
           for (BodyRef g : m->read.assumed) reach(g, parent, e.line, e.name + " (__getattr__)", true);
+          if (!assumed)
+            for (BodyRef g : m->read.overrides) reach(g, parent, e.line, e.name + " (override)", true);
           if (m->module_getattr) reach(*m->module_getattr, parent, e.line, e.name, assumed);
           break;
         }

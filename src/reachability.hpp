@@ -135,6 +135,7 @@ class CalleeResolver {
   // __get__, when read: exactly.
   struct AttributeRead {
     std::vector<BodyRef> exact, assumed;
+    std::vector<BodyRef> overrides;  // `self.attr`: subclasses' getters (assumed)
   };
   // `local`: x is bound by an import inside function `in_function`.
   AttributeRead instance_attribute(int file, int in_function, std::string_view dotted, bool local) const;
@@ -200,6 +201,10 @@ class CalleeResolver {
   std::optional<ClassRef> enclosing_class(int file, int in_function) const;
   // Reading attribute `attr` of an instance of c (instance_attribute).
   AttributeRead attribute_read(const ClassRef& c, std::string_view attr) const;
+  // What reading attribute b (a def of a class, or a descriptor's) runs: its
+  // getter and the descriptors' __get__ when it is a property or descriptor,
+  // else nothing (reading a plain method).
+  std::vector<BodyRef> getters(BodyRef b) const;
   // The __get__ of the first-party descriptor classes among fn's decorators.
   std::vector<BodyRef> descriptors(int file, const FunctionInfo& fn) const;
 

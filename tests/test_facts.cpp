@@ -683,6 +683,32 @@ TEST(FactsCallEvents, MethodOfACallsResultAndEitherSideOfOr) {
   EXPECT_EQ(calls, (std::vector<std::string>{"widget", "self_widget", "First", "Second"}));
 }
 
+// A method's `self.attr` reads are Use events, once per body: not the
+// callee of `self.m()`, not the target of `self.x = v` (but `self.a` in
+// `self.a.b = v` and in `self.a.b()` is read), not dunders, not at module level.
+TEST(FactsUseEvents, SelfAttributeReads) {
+  auto f = collect_facts(
+      "self.top\n"
+      "class Shape:\n"
+      "    def __init__(self, name):\n"
+      "        self.name = name\n"
+      "        self.label = name + self.unit\n"
+      "        self.unit\n"
+      "        self.check()\n"
+      "        self.parts.add(name)\n"
+      "        self.style.color = 1\n"
+      "        self.count += 1\n"
+      "        self.__dict__\n");
+  std::vector<std::string> module_uses, uses;
+  for (const auto& e : f.events)
+    if (e.kind == Event::Kind::Use) module_uses.push_back(e.name);
+  EXPECT_TRUE(module_uses.empty());
+  ASSERT_EQ(f.functions.size(), 1u);
+  for (const auto& e : f.functions[0].events)
+    if (e.kind == Event::Kind::Use) uses.push_back(e.name);
+  EXPECT_EQ(uses, (std::vector<std::string>{"self.unit", "self.parts", "self.style", "self.count"}));
+}
+
 // Class attributes made from a callable are kept as "Cls.attr" aliases (not
 // under an if); `return Cls(...)` is kept as "Cls()" among the returns.
 TEST(FactsAliases, ClassAttributesAndReturnedInstances) {
