@@ -733,7 +733,8 @@ CalleeResolver::AttributeRead CalleeResolver::instance_attribute(int file, int i
     if (!c) return {};
     AttributeRead out = attribute_read(*c, attr);
     out.assumed.clear();
-    for (BodyRef b : overrides(file, in_function, dotted.substr(0, dot + 1 + attr.size()))) append(out.overrides, getters(b));
+    for (BodyRef b : overrides(file, in_function, dotted.substr(0, dot + 1 + attr.size())))
+      append(out.overrides, getters(b));
     return out;
   }
   if (!local) {
@@ -1158,6 +1159,16 @@ class ReachWalker {
     });
   }
 
+  // Where bind/stored record a value and bound_key looks it up: a def's
+  // parameter, or an attribute a class's method stores a parameter in (the
+  // only keys with a '.').
+  static std::string parameter_key(int file, int function, std::string_view param) {
+    return std::to_string(file) + ',' + std::to_string(function) + ',' + std::string(param);
+  }
+  static std::string attribute_key(int file, const std::string& class_name, std::string_view attr) {
+    return std::to_string(file) + ',' + class_name + '.' + std::string(attr);
+  }
+
   // A call in body `function` of a value that the walk reaching the body
   // may not have bound, since another module's code passed it: a parameter
   // of an enclosing def (`middleware_class(view_func)` in a closure of
@@ -1173,14 +1184,13 @@ class ReachWalker {
       if (!is_method(fn) || fn.param_count() == 0 || head != fn.param(0) || head.size() == name.size()) return {};
       std::string_view attr = name.substr(head.size() + 1);
       attr = attr.substr(0, attr.find('.'));
-      return {std::to_string(file) + ',' + fn.class_name + '.' + std::string(attr),
-              name.substr(head.size() + 1 + attr.size())};
+      return {attribute_key(file, fn.class_name, attr), name.substr(head.size() + 1 + attr.size())};
     }
     for (int g : enclosing_functions(facts, function)) {
       const FunctionInfo& outer = facts.functions[g];
       if (!outer.bound_otherwise(head)) continue;
       if (!outer.has_param(head)) return {};
-      return {std::to_string(file) + ',' + std::to_string(g) + ',' + std::string(head), name.substr(head.size())};
+      return {parameter_key(file, g, head), name.substr(head.size())};
     }
     return {};
   }
@@ -1380,8 +1390,7 @@ class ReachWalker {
   void bind(BodyRef b, std::string_view param, const std::string& value, int vfile, int vfunction,
             std::vector<BindHit>& hits, int depth) {
     if (param.empty() || depth > kMaxBindDepth) return;
-    record_bound(std::to_string(b.file) + ',' + std::to_string(b.function) + ',' + std::string(param), value, vfile,
-                 vfunction);
+    record_bound(parameter_key(b.file, b.function, param), value, vfile, vfunction);
     const auto& facts = files_[b.file].facts;
     auto calls_in = [&](int function, bool closure) {
       bool made = false;
@@ -1439,7 +1448,7 @@ class ReachWalker {
     const FunctionInfo& fn = facts.functions[b.function];
     for (const StoredParameter& s : facts.stored_parameters) {
       if (s.function != b.function || s.parameter != param) continue;
-      record_bound(std::to_string(b.file) + ',' + fn.class_name + '.' + s.attribute, value, vfile, vfunction);
+      record_bound(attribute_key(b.file, fn.class_name, s.attribute), value, vfile, vfunction);
       const bool called = std::any_of(facts.functions.begin(), facts.functions.end(), [&](const FunctionInfo& m) {
         if (m.class_name != fn.class_name || m.param_count() == 0) return false;
         const std::string call = m.param(0) + "." + s.attribute;
